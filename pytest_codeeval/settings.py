@@ -1,0 +1,159 @@
+"""The run's configuration, read once from pytest options and ini values into one typed object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.base import GenerationSettings, ModelOptions
+
+DEFAULT_K = (1, 10, 100)
+
+
+def _int_list(text: str, option: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        values = ()
+    if not values or any(v < 1 for v in values):
+        raise CodeevalError(f"{option}={text!r}: expected positive integers separated by commas, e.g. 1,10,100")
+    return values
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str | None
+    load_generations: Path | None
+    save_generations: Path | None
+    tasks: tuple[str, ...]
+    task_paths: tuple[Path, ...]
+    limit: int | None
+    k: tuple[int, ...]
+    timeout: float | None
+    strict: bool
+    sandbox: str
+    report: Path | None
+    markdown: Path | None
+    html: Path | None
+    baseline: Path | None
+    fail_under: tuple[str, ...]
+    max_regression: tuple[str, ...]
+    alpha: float
+    cache_dir: Path | None
+    regenerate: bool
+    generation: GenerationSettings
+    model_options: ModelOptions
+    list_tasks: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        """Only a run that asks for codeeval gets items, header lines or cost."""
+        return bool(self.model or self.load_generations)
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration as it goes into the JSON report."""
+        return {
+            "model": self.model,
+            "load_generations": str(self.load_generations) if self.load_generations else None,
+            "tasks": list(self.tasks),
+            "limit": self.limit,
+            "k": list(self.k),
+            "timeout": self.timeout,
+            "strict": self.strict,
+            "sandbox": self.sandbox,
+            "generation": {k: v for k, v in self.generation.__dict__.items()},
+            "model_options": dict(self.model_options.__dict__),
+        }
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value).expanduser() if value else None
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    opt = config.getoption
+    limit = opt("codeeval_limit")
+    if limit is not None and limit < 1:
+        raise CodeevalError(f"--codeeval-limit={limit}: expected a positive number of problems per task")
+    timeout = opt("codeeval_timeout")
+    if timeout is not None and timeout <= 0:
+        raise CodeevalError(f"--codeeval-timeout={timeout}: expected a positive number of seconds")
+    n_samples = opt("codeeval_n_samples")
+    if n_samples < 1:
+        raise CodeevalError(f"--codeeval-n-samples={n_samples}: expected at least 1")
+    instruction = opt("codeeval_instruction_tokens")
+    instruction_tokens = None
+    if instruction:
+        parts = instruction.split(",")
+        if len(parts) != 3:
+            raise CodeevalError(
+                f"--codeeval-instruction-tokens={instruction!r}: expected three comma-separated tokens "
+                "<user>,<end>,<assistant>, as in bigcode-evaluation-harness"
+            )
+        instruction_tokens = (parts[0], parts[1], parts[2])
+    generation = GenerationSettings(
+        max_new_tokens=opt("codeeval_max_new_tokens"),
+        n_samples=n_samples,
+        do_sample=opt("codeeval_do_sample"),
+        temperature=opt("codeeval_temperature"),
+        top_p=opt("codeeval_top_p"),
+        top_k=opt("codeeval_top_k"),
+        seed=opt("codeeval_seed"),
+        batch_size=opt("codeeval_batch_size"),
+        precision=opt("codeeval_precision"),
+        chat_template=opt("codeeval_chat_template"),
+        instruction_tokens=instruction_tokens,
+        prefix=opt("codeeval_prefix"),
+    )
+    model_options = ModelOptions(
+        revision=opt("codeeval_revision"),
+        device_map=opt("codeeval_device_map"),
+        trust_remote_code=opt("codeeval_trust_remote_code"),
+        load_in_8bit=opt("codeeval_load_in_8bit"),
+        load_in_4bit=opt("codeeval_load_in_4bit"),
+        peft=opt("codeeval_peft"),
+    )
+    tasks = tuple(t.strip() for spec in opt("codeeval_tasks") or () for t in spec.split(",") if t.strip())
+    task_paths = tuple(Path(p) for p in (opt("codeeval_task_path") or ())) + tuple(
+        Path(config.rootpath, p) for p in config.getini("codeeval_task_path")
+    )
+    fail_under = tuple(opt("codeeval_fail_under") or ()) + tuple(config.getini("codeeval_fail_under"))
+    settings = Settings(
+        model=opt("codeeval_model"),
+        load_generations=_path(opt("codeeval_load_generations")),
+        save_generations=_path(opt("codeeval_save_generations")),
+        tasks=tasks,
+        task_paths=task_paths,
+        limit=limit,
+        k=_int_list(opt("codeeval_k"), "--codeeval-k"),
+        timeout=timeout,
+        strict=opt("codeeval_strict"),
+        sandbox=opt("codeeval_sandbox"),
+        report=_path(opt("codeeval_report")),
+        markdown=_path(opt("codeeval_markdown")),
+        html=_path(opt("codeeval_html")),
+        baseline=_path(opt("codeeval_baseline")),
+        fail_under=fail_under,
+        max_regression=tuple(opt("codeeval_max_regression") or ()),
+        alpha=opt("codeeval_alpha"),
+        cache_dir=_path(opt("codeeval_cache_dir")),
+        regenerate=opt("codeeval_regenerate"),
+        generation=generation,
+        model_options=model_options,
+        list_tasks=opt("codeeval_list_tasks"),
+    )
+    if settings.model and settings.load_generations:
+        raise CodeevalError(
+            "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
+        )
+    if not settings.active and (settings.tasks or settings.report) and not settings.list_tasks:
+        raise CodeevalError(
+            "codeeval options were given without a source of completions: add --codeeval-model=NAME "
+            "(e.g. reference) or --codeeval-load-generations=PATH"
+        )
+    return settings

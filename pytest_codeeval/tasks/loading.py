@@ -1,0 +1,39 @@
+"""Dataset loading: the hub through `datasets` when it answers, without waiting on a network that is not there."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from pytest_codeeval.errors import CodeevalError
+
+HUB_HOST = "huggingface.co"
+
+
+@lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 1.0) -> bool:
+    """True when the hub can be used: not forced offline, and its host resolves and accepts a connection."""
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0") or os.environ.get("HF_DATASETS_OFFLINE", "0") not in ("", "0"):
+        return False
+    try:
+        with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def load_hf_dataset(path: str, name: str | None, split: str, **kwargs: Any) -> Sequence[Mapping[str, Any]]:
+    """Load one split with `datasets` (hub id, local directory, or a builder such as `json` with data_files)."""
+    try:
+        import datasets
+    except ImportError as exc:
+        raise CodeevalError(
+            f"loading dataset {path!r} needs the 'datasets' package: pip install 'pytest-codeeval[datasets]'"
+        ) from exc
+    try:
+        return datasets.load_dataset(path, name, split=split, **kwargs)
+    except Exception as exc:  # datasets raises many types; the user needs the input and the cause
+        raise CodeevalError(f"could not load dataset {path!r} (name={name!r}, split={split!r}): {exc}") from exc

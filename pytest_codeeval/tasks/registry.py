@@ -1,0 +1,86 @@
+"""The task registry: names to task factories, with what `--codeeval-list-tasks` shows, and no dataset loads."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    name: str
+    factory: Callable[[], Task]
+    source: str  # "builtin", "entry point <dist>", "conftest <path>", "<yaml path>", ...
+    metrics: tuple[str, ...] = ("pass@k",)
+    size: int | None = None
+    description: str = ""
+
+
+class TaskRegistry:
+    def __init__(self) -> None:
+        self._entries: dict[str, TaskEntry] = {}
+        self._instances: dict[str, Task] = {}
+
+    def add_entry(self, entry: TaskEntry) -> None:
+        known = self._entries.get(entry.name)
+        if known is not None and known.source != entry.source:
+            raise CodeevalError(
+                f"task {entry.name!r} is defined twice: by {known.source} and by {entry.source}; rename one of them"
+            )
+        self._entries[entry.name] = entry
+
+    def add(self, task_cls: type[Task], source: str = "builtin", name: str | None = None) -> type[Task]:
+        """Register a Task subclass; usable as a decorator. The class is instantiated only when it is run."""
+        task_name = name or task_cls.name
+        if not task_name:
+            raise CodeevalError(f"task class {task_cls.__qualname__} has no `name`; set name = '...' on the class")
+        self.add_entry(
+            TaskEntry(task_name, task_cls, source, tuple(task_cls.metrics), task_cls.size, task_cls.description)
+        )
+        return task_cls
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def entries(self) -> Iterable[TaskEntry]:
+        return (self._entries[name] for name in self.names())
+
+    def entry(self, name: str) -> TaskEntry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise CodeevalError(self._unknown(name)) from None
+
+    def get(self, name: str) -> Task:
+        """The task instance, created on first use (one per process)."""
+        if name not in self._instances:
+            task = self.entry(name).factory()
+            if not getattr(task, "name", None):
+                task.name = name  # type: ignore[misc]
+            self._instances[name] = task
+        return self._instances[name]
+
+    def select(self, patterns: Iterable[str], option: str = "--codeeval-tasks") -> list[str]:
+        """Names matching the patterns (names or globs), in registry order; every pattern must match something."""
+        patterns = list(patterns)
+        if not patterns:
+            return self.names()
+        chosen: list[str] = []
+        for pattern in patterns:
+            matches = [n for n in self.names() if fnmatch.fnmatchcase(n, pattern)]
+            if not matches:
+                raise CodeevalError(f"{option}: {self._unknown(pattern)}")
+            chosen.extend(m for m in matches if m not in chosen)
+        return chosen
+
+    def _unknown(self, name: str) -> str:
+        close = [n for n in self.names() if name.lower() in n.lower() or n.lower() in name.lower()]
+        hint = f" (did you mean {', '.join(close[:5])}?)" if close else ""
+        return (
+            f"unknown task {name!r}{hint}; known tasks: {', '.join(self.names()) or 'none'}. "
+            "List them with: pytest --codeeval-list-tasks"
+        )

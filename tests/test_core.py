@@ -1,0 +1,197 @@
+"""End-to-end behaviour of the plugin core through pytester: items, selection, sources, reports, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import canonical, first_ids, report, write_jsonl
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_plain_run_is_untouched(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_ok():\n    assert True\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "codeeval" not in result.stdout.str()
+
+
+def test_reference_model_items_and_summary(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=5", "-v", "--codeeval-report=r.json")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines([
+        "*codeeval::humaneval::HumanEval/0::sample0 PASSED*",
+        "*codeeval summary*",
+        "humaneval*5*5*5*1.000*",
+    ])
+    data = report(pytester.path / "r.json")
+    task = data["tasks"]["humaneval"]
+    assert task["metrics"] == {"pass@1": 1.0}  # k=10,100 need 10+ samples per problem
+    assert task["problems"]["HumanEval/0"]["n"] == 1
+    assert task["problems"]["HumanEval/0"]["samples"][0]["status"] == "passed"
+    assert data["config"]["model"] == "reference" and data["versions"]["pytest-codeeval"]
+    assert result.ret == 0
+
+
+def test_keyword_selects_problems(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=12", "-k", "HumanEval/1", "-q")
+    result.assert_outcomes(passed=3, deselected=9)  # HumanEval/1, /10, /11
+
+
+def test_keyword_excluding_task_loads_no_data(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pytest_codeeval.tasks import Task
+
+        class Exploding(Task):
+            name = "exploding"
+            def get_dataset(self):
+                raise RuntimeError("dataset of an unselected task was loaded")
+
+        def pytest_codeeval_register_tasks(registry):
+            registry.add(Exploding, source="conftest")
+        """
+    )
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=2", "-k", "humaneval", "-q")
+    result.assert_outcomes(passed=2)
+    assert "was loaded" not in result.stdout.str()
+
+
+def test_node_id_runs_one_sample_and_shows_full_program(pytester: pytest.Pytester) -> None:
+    path = write_jsonl(pytester.path / "s.jsonl", [{"task_id": "HumanEval/2", "completion": "    return 0.5\n"}])
+    result = pytester.runpytest(
+        "codeeval::humaneval::HumanEval/2::sample0", f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*failed: assertion failed*", "*---- program ----*", "*def truncate_number*", "*---- output ----*"])
+    assert result.ret == 0  # a failing sample is a result, not an error
+
+
+def test_unknown_node_id_is_an_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("codeeval::humaneval::HumanEval/999::sample0", "--codeeval-model=reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*not found: codeeval::humaneval::HumanEval/999::sample0*"])
+
+
+def _mixed_samples(pytester: pytest.Pytester) -> str:
+    rows = []
+    for tid in first_ids(3):
+        rows.append({"task_id": tid, "completion": canonical(tid)})
+        rows.append({"task_id": tid, "completion": "    return None\n", "extra": 1})
+    return str(write_jsonl(pytester.path / "mixed.jsonl", rows))
+
+
+def test_last_failed_and_exitfirst(pytester: pytest.Pytester) -> None:
+    path = _mixed_samples(pytester)
+    args = [f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval"]
+    first = pytester.runpytest(*args)
+    first.assert_outcomes(passed=3, failed=3)
+    again = pytester.runpytest(*args, "--lf", "-v")
+    again.assert_outcomes(failed=3, deselected=3)
+    again.stdout.fnmatch_lines(["*HumanEval/0::sample1 FAILED*"])
+    stop = pytester.runpytest(*args, "-x")
+    stop.assert_outcomes(passed=1, failed=1)
+
+
+def test_jsonl_samples_and_pass_at_k(pytester: pytest.Pytester) -> None:
+    path = _mixed_samples(pytester)
+    result = pytester.runpytest(
+        f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval", "--codeeval-k=1,2,5", "--codeeval-report=r.json"
+    )
+    result.assert_outcomes(passed=3, failed=3)
+    metrics = report(pytester.path / "r.json")["tasks"]["humaneval"]["metrics"]
+    assert metrics == {"pass@1": 0.5, "pass@2": 1.0}  # k=5 exceeds the 2 samples per problem
+
+
+def test_bigcode_json_and_save_generations(pytester: pytest.Pytester) -> None:
+    from helpers import problems
+
+    ids = first_ids(2)
+    programs = [[problems()[t]["prompt"] + canonical(t), problems()[t]["prompt"] + "    pass\n"] for t in ids]
+    (pytester.path / "gens.json").write_text(json.dumps(programs))
+    result = pytester.runpytest(
+        "--codeeval-load-generations=gens.json", "--codeeval-tasks=humaneval",
+        "--codeeval-save-generations=out.jsonl", "--codeeval-report=r.json",
+    )
+    result.assert_outcomes(passed=2, failed=2)
+    saved = [json.loads(line) for line in (pytester.path / "out.jsonl").read_text().splitlines()]
+    assert [(r["task_id"], r["sample"]) for r in saved] == [(ids[0], 0), (ids[0], 1), (ids[1], 0), (ids[1], 1)]
+    assert saved[0]["completion"] == canonical(ids[0])
+    # What was saved evaluates to the same verdicts when read back.
+    back = pytester.runpytest("--codeeval-load-generations=out.jsonl", "--codeeval-report=r2.json")
+    back.assert_outcomes(passed=2, failed=2)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"task_id": "HumanEval/0", "completion": "x"}\nnot json\n', "*s.jsonl:2: not valid JSON*"),
+        ('{"completion": "x"}\n', "*s.jsonl:1: no 'task_id'*"),
+        ('{"task_id": "HumanEval/0", "completion": 3}\n', "*s.jsonl:1: 'completion' is missing or not a string*"),
+        ('{"task_id": "Nope/1", "completion": "x"}\n', "*task_id 'Nope/1' not in task 'humaneval'*"),
+        ("[[1, 2]]", "*entry 0 is not a list of strings*"),
+    ],
+)
+def test_malformed_generation_files(pytester: pytest.Pytester, content: str, message: str) -> None:
+    (pytester.path / "s.jsonl").write_text(content)
+    result = pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval")
+    assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED)
+    out = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in out
+    result_lines = out.splitlines()
+    from fnmatch import fnmatch
+
+    assert any(fnmatch(line, message) for line in result_lines), out
+
+
+def test_unknown_task_is_one_clear_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humanevl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown task 'humanevl'*known tasks: *humaneval*--codeeval-list-tasks*"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_strict_makes_failing_samples_fail_the_run(pytester: pytest.Pytester) -> None:
+    path = _mixed_samples(pytester)
+    args = [f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval"]
+    assert pytester.runpytest(*args).ret == 0
+    assert pytester.runpytest(*args, "--codeeval-strict").ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_non_codeeval_failure_still_fails(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_bad():\n    assert False\n")
+    path = _mixed_samples(pytester)
+    result = pytester.runpytest(f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval", ".")
+    result.assert_outcomes(passed=3, failed=4)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_many_failures_stay_readable(pytester: pytest.Pytester) -> None:
+    rows = [{"task_id": tid, "completion": "    return None\n"} for tid in first_ids(40)]
+    write_jsonl(pytester.path / "bad.jsonl", rows)
+    result = pytester.runpytest("--codeeval-load-generations=bad.jsonl", "--codeeval-tasks=humaneval")
+    result.assert_outcomes(failed=40)
+    out = result.stdout.str()
+    assert out.count("FAILED codeeval::") == 20
+    result.stdout.fnmatch_lines(["*20 more failing samples not listed*"])
+
+
+def test_xdist_gives_identical_results(pytester: pytest.Pytester) -> None:
+    path = _mixed_samples(pytester)
+    args = [f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval", "--codeeval-k=1,2"]
+    pytester.runpytest_subprocess(*args, "-n", "2", "--codeeval-report=par.json").assert_outcomes(passed=3, failed=3)
+    pytester.runpytest_subprocess(*args, "-n", "0", "--codeeval-report=seq.json").assert_outcomes(passed=3, failed=3)
+    par, seq = report(pytester.path / "par.json"), report(pytester.path / "seq.json")
+
+    def verdicts(data: dict) -> dict:
+        return {pid: [s["status"] for s in p["samples"]] for pid, p in data["tasks"]["humaneval"]["problems"].items()}
+
+    assert par["tasks"]["humaneval"]["metrics"] == seq["tasks"]["humaneval"]["metrics"] == {"pass@1": 0.5, "pass@2": 1.0}
+    assert verdicts(par) == verdicts(seq)
+
+
+def test_full_humaneval_reference_passes_with_xdist(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--codeeval-model=reference", "-n", "2", "-q", "--codeeval-report=r.json")
+    result.assert_outcomes(passed=164)
+    assert report(pytester.path / "r.json")["tasks"]["humaneval"]["metrics"]["pass@1"] == 1.0
