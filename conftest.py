@@ -1,3 +1,11 @@
-"""Repository-level pytest configuration: the plugin's own tests drive pytest through `pytester`."""
+"""Repository-level pytest configuration: the plugin's own tests drive pytest through `pytester`.
+
+In-process pytester runs restore `sys.modules` afterwards; extension modules (numpy) cannot be imported twice
+in one process, so everything the plugin imports lazily is imported here, once, before any inner run."""
+
+import numpy  # noqa: F401
+
+import pytest_codeeval.session  # noqa: F401
+import pytest_codeeval.xdist_support  # noqa: F401
 
 pytest_plugins = ["pytester"]

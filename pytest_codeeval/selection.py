@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from _pytest.mark.expression import Expression, ParseError
+from _pytest.mark.expression import Expression
 
 from pytest_codeeval.records import ROOT_NAME
 
@@ -31,23 +31,26 @@ def nodeid_selected(nodeid: str, explicit: list[str]) -> bool:
     )
 
 
-def keyword_may_match(expression: str, known_names: set[str]) -> bool:
+def keyword_may_match(expression: str, known_names: set[str], task_names: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
     """Could some item whose chain contains `known_names` (plus names not known yet) match `-k expression`?
 
-    Identifiers that match a known name are True; each other identifier might match a not-yet-known name
-    (a problem or sample), so every assignment of those is tried: a task is ruled out only when none matches."""
+    Identifiers that match a known name are True. An identifier that names another task (a substring of a
+    registered task name) selects tasks, so it is False here. Each remaining identifier might match a
+    not-yet-known name (a problem or sample): every assignment of those is tried, and a task is ruled out
+    only when none matches."""
     expression = expression.strip()
     if not expression:
         return True
     try:
         expr = Expression.compile(expression)
-    except ParseError:
+    except SyntaxError:
         return True  # pytest reports the bad expression itself
     if not hasattr(expr, "idents"):  # older pytest: cannot prove anything out
         return True
     lowered = [n.lower() for n in known_names]
+    tasks = [t.lower() for t in task_names]
     known = {i: any(i.lower() in n for n in lowered) for i in expr.idents()}
-    free = [i for i, hit in known.items() if not hit]
+    free = [i for i, hit in known.items() if not hit and not any(i.lower() in t for t in tasks)]
     if len(free) > MAX_FREE_NAMES:
         return True
     for values in itertools.product((False, True), repeat=len(free)):

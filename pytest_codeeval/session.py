@@ -73,7 +73,7 @@ class CodeevalSession:
 
     def task_may_be_selected(self, name: str) -> bool:
         return self.selected(f"{ROOT_NAME}::{name}") and keyword_may_match(
-            self.config.option.keyword, {ROOT_NAME, name}
+            self.config.option.keyword, {ROOT_NAME, name}, set(self.registry.names())
         )
 
     def selected(self, nodeid: str) -> bool:
@@ -116,6 +116,11 @@ class CodeevalSession:
         return self.config.option.verbose > 0 or len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3
 
     # -- hooks: collection --------------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self) -> None:
+        """Unknown task names are a usage error (exit 4, one line), found before anything is collected."""
+        self.task_names()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
