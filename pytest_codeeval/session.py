@@ -168,7 +168,7 @@ class CodeevalSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
         with summary.fewer_failures_listed(self, terminalreporter):
             result = yield
-        if not self.is_worker:
+        if not self.is_worker and not self.config.option.collectonly:
             summary.write_summary(self, terminalreporter)
         return result
 

@@ -130,7 +130,7 @@ class ModelSource(SolutionSource):
         self._report: dict[str, Any] | None = None
 
     def sample_indices(self, task: Task, problem: Problem) -> Sequence[int]:
-        return range(self.settings.generation.n_samples)
+        return range(task.repeats or self.settings.generation.n_samples)
 
     def prepare(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:
         from pytest_codeeval.generation.base import GenerationRequest
@@ -139,7 +139,9 @@ class ModelSource(SolutionSource):
         requests = []
         for key in keys:
             task, problem = task_of(key.task), problem_of(key)
-            requests.append(GenerationRequest(key, task.get_prompt(problem.doc), tuple(task.stop_words)))
+            prompt, stops = task.get_prompt(problem.doc), tuple(task.stop_words)
+            overrides = task.generation_settings(self.settings.generation)
+            requests.append(GenerationRequest(key, prompt, stops, None if overrides == self.settings.generation else overrides))
         completions, stats = generate(
             self.settings.model or "", requests, self.settings.generation, self.settings.model_options,
             self.cache_dir, regenerate=self.settings.regenerate,

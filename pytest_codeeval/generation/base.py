@@ -39,6 +39,7 @@ class GenerationRequest:
     key: SampleKey
     prompt: str
     stop_words: tuple[str, ...] = ()
+    settings: GenerationSettings | None = None  # the task's own overrides (YAML generation_kwargs); None: the run's
 
 
 @dataclass

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from pytest_codeeval.generation.base import GenerationSettings
 
 Doc = Mapping[str, Any]
 
@@ -48,6 +51,8 @@ class Task:
     metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
     default_timeout: ClassVar[float] = 10.0
     size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
+    repeats: ClassVar[int | None] = None  # samples per problem fixed by the task (YAML `repeats`); None: the run's
+
 
     def __init__(self, stop_words: Sequence[str] = (), requires_execution: bool = True) -> None:
         self.stop_words = list(stop_words)
@@ -71,6 +76,10 @@ class Task:
         """A stable, readable id for a problem; it becomes part of the pytest node id."""
         value = doc.get("task_id", index) if isinstance(doc, Mapping) else index
         return str(value)
+
+    def generation_settings(self, settings: GenerationSettings) -> GenerationSettings:
+        """The run's generation settings as this task wants them (YAML tasks apply `generation_kwargs`)."""
+        return settings
 
     # -- prompting and post-processing -----------------------------------------------------------------------
     def get_prompt(self, doc: Doc) -> str:
