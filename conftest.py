@@ -5,6 +5,7 @@ in one process, so everything the plugin imports lazily is imported here, once, 
 
 import numpy  # noqa: F401
 
+import pytest_codeeval.sandbox  # noqa: F401
 import pytest_codeeval.session  # noqa: F401
 import pytest_codeeval.xdist_support  # noqa: F401
 

@@ -15,15 +15,16 @@ def mutate(code: str) -> str:
     return code.replace("return ", "return not ", 1)
 
 
-def sample_rows(n_problems: int = 24) -> list[dict]:
+def sample_rows(n_problems: int = 24, runaway: bool = True) -> list[dict]:
+    """Per problem: canonical, mutated and truncated completions; with `runaway`, also loops and early exits."""
     rows = []
     for i, tid in enumerate(first_ids(n_problems)):
         good = canonical(tid)
         rows.append({"task_id": tid, "completion": good})
         rows.append({"task_id": tid, "completion": mutate(good)})
         rows.append({"task_id": tid, "completion": good[: len(good) // 2]})  # cut mid-way: often a syntax error
-        if i % 8 == 0:
+        if runaway and i % 8 == 0:
             rows.append({"task_id": tid, "completion": "    while True:\n        pass\n"})
-        if i % 8 == 1:
+        if runaway and i % 8 == 1:
             rows.append({"task_id": tid, "completion": "    import sys\n    sys.exit(0)\n"})
     return rows

@@ -1,0 +1,141 @@
+"""A sample's own process, from the zygote's fork to its end. Nothing here returns: the process ends with os._exit.
+
+The order matters: limits and privilege drop happen before any untrusted code, and the completion token is written
+only after the program's last statement returned, so an early exit of any kind is never a pass."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import resource
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+DONE_FD = 3  # the completion pipe, the only descriptor a sample inherits besides 0, 1, 2
+SETUP_FAILED = 125
+PR_SET_NO_NEW_PRIVS = 38
+
+
+@dataclass
+class ChildSpec:
+    scratch: str
+    stdout_fd: int
+    stderr_fd: int
+    done_fd: int
+    token: bytes
+    limits: dict[str, Any]
+    uid: int | None  # run as this uid (root only); None: stay as we are
+    env: dict[str, str]
+    python_source: str | None
+    argv: list[str] | None
+    filename: str
+
+
+def set_limits(limits: dict[str, Any], uid_dropped: bool) -> None:
+    cpu = max(1, math.ceil(limits["cpu_seconds"]))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the limit, SIGKILL a second later
+    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"],) * 2)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if uid_dropped:  # RLIMIT_NPROC counts per uid: meaningful only for a uid that this sandbox alone uses
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
+
+
+def _drop_privileges(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _no_new_privileges() -> None:
+    import ctypes
+
+    ctypes.CDLL(None).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid binaries (su, sudo) cannot raise it back
+
+
+def _prepare(spec: ChildSpec) -> None:
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(spec.stdout_fd, 1)
+    os.dup2(spec.stderr_fd, 2)
+    os.dup2(spec.done_fd, DONE_FD)
+    os.set_inheritable(DONE_FD, False)  # not passed on to programs the sample execs
+    os.closerange(DONE_FD + 1, os.sysconf("SC_OPEN_MAX"))
+    os.chdir(spec.scratch)
+    _no_new_privileges()
+    if spec.uid is not None:
+        _drop_privileges(spec.uid)
+    set_limits(spec.limits, spec.uid is not None)
+    os.environ.clear()
+    os.environ.update(spec.env)
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # the program may have closed or replaced its streams
+            pass
+
+
+def _run_python(spec: ChildSpec) -> NoReturn:
+    path = os.path.join(spec.scratch, spec.filename)
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    sys.modules["__main__"] = module  # pickling by multiprocessing finds the program's functions here
+    sys.argv = [path]
+    sys.path[0:1] = [spec.scratch]
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+    token, source = spec.token, spec.python_source or ""
+    del spec
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+        _flush()
+        os._exit(status)
+    except BaseException as exc:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)  # without the harness's own frame
+        _flush()
+        os._exit(1)
+    _flush()
+    os.write(DONE_FD, token)
+    os._exit(0)
+
+
+def become_sample(spec: ChildSpec) -> NoReturn:
+    """Turn the freshly forked child into the sample's process and run the program."""
+    try:
+        _prepare(spec)
+        os.write(DONE_FD, b"R")  # ready: anything that fails before this is the sandbox's fault
+    except BaseException as exc:
+        try:
+            os.write(2, f"sandbox setup failed: {exc!r}\n".encode())
+        finally:
+            os._exit(SETUP_FAILED)
+    if spec.argv:
+        try:
+            os.execve(spec.argv[0], spec.argv, spec.env)
+        except OSError as exc:
+            os.write(2, f"cannot run {spec.argv[0]}: {exc.strerror}\n".encode())
+            os._exit(127)
+    _run_python(spec)

@@ -1,0 +1,89 @@
+"""The executor: the pytest side of a zygote. Starts it, sends requests, and turns a broken zygote into a
+`machinery_error` (the runner retries once on a fresh zygote) instead of a verdict against the model."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+import select
+import subprocess
+import sys
+from typing import Any
+
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult
+from pytest_codeeval.sandbox.protocol import receive, send
+
+SANDBOX_LEVELS = ("strict", "network", "basic")
+REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote itself is presumed hung
+
+
+class ZygoteExecutor:
+    def __init__(self, level: str) -> None:
+        if level not in SANDBOX_LEVELS:
+            raise ValueError(f"unknown sandbox level {level!r}")
+        self.level = level
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._layers: dict[str, str] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "pytest_codeeval.sandbox.zygote", self.level],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
+            )
+            hello = self._receive(60.0)
+            if hello is None or "layers" not in hello:
+                self.close()
+                raise RuntimeError("the sandbox zygote did not start")
+            self._layers = hello["layers"]
+        return self._proc
+
+    def _receive(self, timeout: float) -> dict[str, Any] | None:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], timeout)
+        return receive(fd) if ready else None
+
+    def layers(self) -> dict[str, str]:
+        """Each isolation layer and its state: 'on ...', 'off (why)', 'not needed (why)'."""
+        try:
+            self._start()
+        except RuntimeError as exc:
+            return {"zygote": f"off ({exc})"}
+        return dict(self._layers or {})
+
+    def run(self, request: ExecRequest) -> ExecResult:
+        limits = dataclasses.asdict(request.limits)
+        limits["wall_seconds"] = request.limits.wall_bound()
+        message = {
+            "python_source": request.python_source, "argv": list(request.argv) if request.argv else None,
+            "filename": request.filename, "limits": limits,
+            "files": [[name, base64.b64encode(data).decode()] for name, data in request.files],
+        }
+        try:
+            proc = self._start()
+            assert proc.stdin is not None
+            send(proc.stdin.fileno(), message)
+            reply = self._receive(limits["wall_seconds"] + REPLY_GRACE)
+        except (OSError, RuntimeError) as exc:
+            reply = {"machinery_error": f"sandbox unavailable: {exc}"}
+        if reply is None:
+            self.close()
+            reply = {"machinery_error": "the sandbox zygote died or hung"}
+        if reply.get("machinery_error") and "exit_code" not in reply:
+            return ExecResult(None, None, False, "", "", machinery_error=reply["machinery_error"])
+        return ExecResult(**reply)
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

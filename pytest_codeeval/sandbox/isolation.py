@@ -1,0 +1,141 @@
+"""OS isolation set up once per zygote: namespaces, a read-only filesystem, a private /tmp, a hidden home.
+
+Every function returns what it achieved instead of raising, so that a machine lacking one layer still gets the
+others and the report says which layer is off and why."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_MOVE, MS_REC = 32, 1024, 2048, 4096, 8192, 16384
+MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
+_LOCKED_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
+                 "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+TMPFS_SIZE = "size=512m"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class IsolationError(OSError):
+    pass
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise IsolationError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+def enter_namespaces(network: bool) -> dict[str, str]:
+    """unshare mount, PID, IPC, UTS and (unless `network`) network namespaces; a user namespace when not root.
+
+    The caller must fork afterwards: only its children live in the new PID namespace."""
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (0 if network else CLONE_NEWNET)
+    uid, gid = os.getuid(), os.getgid()
+    layers: dict[str, str] = {}
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    unshare(flags)
+    if uid != 0:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+        layers["user namespace"] = "on"
+    else:
+        layers["user namespace"] = "not needed (root: the code runs as an unprivileged uid instead)"
+    layers["pid namespace"] = "on"
+    layers["network namespace"] = "off (allowed by --codeeval-sandbox=network)" if network else "on (no interfaces up, loopback included)"
+    return layers
+
+
+def _mounts() -> list[tuple[str, str]]:
+    """(mount point, per-mount options) of this mount namespace, parents before children."""
+    result = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        point = fields[4].encode().decode("unicode_escape")
+        result.append((point, fields[5]))
+    return result
+
+
+def remount_read_only() -> list[str]:
+    """Make every mount read-only in this (private) mount namespace; returns the mount points that refused."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    refused = []
+    for point, options in _mounts():
+        if point == "/proc" or point.startswith("/proc/"):
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        for name in options.split(","):
+            flags |= _LOCKED_FLAGS.get(name, 0)
+        try:
+            mount(None, point, None, flags)
+        except IsolationError:
+            refused.append(point)
+    return refused
+
+
+def exposed_paths() -> list[str]:
+    """Directories the interpreter needs (its prefix, site-packages, sys.path) that must stay readable."""
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    return sorted(paths)
+
+
+def hide_home(home: str, keep: list[str], staging: str) -> list[str]:
+    """Cover `home` (ssh keys, tokens, caches) with an empty tmpfs, re-exposing read-only the `keep` paths inside it.
+
+    Returns the paths re-exposed. Needs a writable `staging` directory outside `home`."""
+    inside = [p for p in keep if p == home or p.startswith(home.rstrip("/") + "/")]
+    inside = [p for p in inside if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in inside)]
+    staged = []
+    for i, path in enumerate(inside):
+        stage = os.path.join(staging, str(i))
+        os.makedirs(stage, exist_ok=True)
+        mount(path, stage, None, MS_BIND | MS_REC)
+        staged.append((stage, path))
+    mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for stage, path in staged:
+        os.makedirs(path, exist_ok=True)
+        mount(stage, path, None, MS_MOVE)
+        mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.rmdir(stage)
+    mount(None, home, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    if os.path.isdir(staging):
+        os.rmdir(staging)
+    return [path for _, path in staged]
+
+
+def private_tmpfs(path: str) -> None:
+    """A fresh, empty, world-writable tmpfs: a private /tmp (or /dev/shm) that no other process shares."""
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{TMPFS_SIZE},mode=1777")
+
+
+def mount_proc() -> None:
+    """A /proc that shows only this PID namespace's processes (called by its init, the zygote)."""
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)

@@ -1,0 +1,306 @@
+"""The zygote: a small process per pytest worker that sets up isolation once, then forks one child per sample.
+
+Run as `python -m pytest_codeeval.sandbox.zygote LEVEL`; requests arrive on stdin and results leave on stdout
+(protocol.py). With namespaces the launcher unshares and forks the zygote, which is PID 1 of its own PID
+namespace: after each sample it kills every other process in the namespace (daemons, new sessions, stopped
+processes included) and wipes the private /tmp. Without them it is a child subreaper and kills what it adopts."""
+
+from __future__ import annotations
+
+import base64
+import os
+import selectors
+import shutil
+import signal
+import sys
+import time
+from typing import Any
+
+from pytest_codeeval.sandbox import isolation
+from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample
+from pytest_codeeval.sandbox.protocol import receive, send
+
+PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
+SCRATCH_IN_NAMESPACE = "/tmp/sample"
+# Modules that samples commonly import, loaded once here so each forked sample gets them for free.
+PRELOAD = ("collections", "functools", "itertools", "math", "re", "string", "heapq", "bisect", "typing", "random",
+           "fractions", "decimal", "hashlib", "statistics", "copy", "json", "threading", "subprocess", "tempfile")
+
+
+class Capture:
+    """Keeps the head and tail of a stream up to `limit` bytes, counts the rest: floods cost nothing."""
+
+    def __init__(self, limit: int) -> None:
+        self.half = max(1, limit // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            del self.tail[: max(0, len(self.tail) - self.half)]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.head) + len(self.tail)
+
+    def text(self) -> str:
+        middle = f"\n[... {self.total - len(self.head) - len(self.tail)} bytes of output dropped ...]\n" if self.truncated else ""
+        return self.head.decode("utf-8", "replace") + middle + self.tail.decode("utf-8", "replace")
+
+
+class Zygote:
+    def __init__(self, namespaced: bool, uid: int | None, layers: dict[str, str]) -> None:
+        self.namespaced = namespaced
+        self.uid = uid
+        self.layers = layers
+        bindir = os.path.dirname(sys.executable)
+        self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
+
+    # -- one sample -------------------------------------------------------------------------------------------
+    def _scratch(self) -> str:
+        if not self.namespaced:
+            import tempfile
+
+            return tempfile.mkdtemp(prefix="codeeval-sample-")
+        os.mkdir(SCRATCH_IN_NAMESPACE, 0o700)
+        return SCRATCH_IN_NAMESPACE
+
+    def _env(self, scratch: str) -> dict[str, str]:
+        """Built from nothing: no host variable (tokens, keys, proxies) reaches generated code."""
+        tmp = "/tmp" if self.namespaced else scratch
+        return {"PATH": self.path_env, "HOME": scratch, "TMPDIR": tmp, "LANG": "C.UTF-8", "USER": "sandbox",
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+
+    def run(self, msg: dict[str, Any]) -> dict[str, Any]:
+        limits = msg["limits"]
+        scratch = self._scratch()
+        try:
+            for name, data in [*msg.get("files", []), [msg["filename"], None]]:
+                content = base64.b64decode(data) if data is not None else (msg.get("python_source") or "").encode()
+                with open(os.path.join(scratch, name), "wb") as handle:
+                    handle.write(content)
+            if self.uid is not None:
+                for entry in [scratch, *(os.path.join(scratch, n) for n in os.listdir(scratch))]:
+                    os.chown(entry, self.uid, self.uid)
+            return self._fork_and_watch(msg, limits, scratch)
+        finally:
+            self._cleanup(scratch)
+
+    def _fork_and_watch(self, msg: dict[str, Any], limits: dict[str, Any], scratch: str) -> dict[str, Any]:
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        done_r, done_w = os.pipe()
+        token = os.urandom(16)
+        spec = ChildSpec(scratch, out_w, err_w, done_w, token, limits, self.uid, self._env(scratch),
+                         msg.get("python_source"), msg.get("argv"), msg["filename"])
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            become_sample(spec)
+        for fd in (out_w, err_w, done_w):
+            os.close(fd)
+        captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
+        done = bytearray()
+        status, rusage, timed_out = self._watch(pid, started + limits["wall_seconds"], captures, done_r, done)
+        self._kill_everything_else()
+        for fd, capture in captures.items():  # every writer is dead now: the pipes reach EOF quickly
+            while chunk := os.read(fd, 1 << 16):
+                capture.add(chunk)
+            os.close(fd)
+        while chunk := os.read(done_r, 64):
+            done += chunk
+        os.close(done_r)
+        return self._result(status, rusage, timed_out, started, limits, captures[out_r], captures[err_r], bytes(done), token, msg)
+
+    def _watch(self, pid: int, deadline: float, captures: dict[int, Capture], done_r: int, done: bytearray) -> tuple[int, Any, bool]:
+        """Read output as it comes until the sample's process ends; kill it at the wall-clock backstop."""
+        pidfd = os.pidfd_open(pid)
+        selector = selectors.DefaultSelector()
+        for fd in (*captures, done_r, pidfd):
+            selector.register(fd, selectors.EVENT_READ)
+        timed_out = False
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 and not timed_out:
+                    timed_out = True
+                    os.kill(pid, signal.SIGKILL)
+                for key, _ in selector.select(timeout=max(left, 0.05) if not timed_out else 1.0):
+                    fd = key.fd
+                    if fd == pidfd:
+                        _, status, rusage = os.wait4(pid, 0)
+                        return status, rusage, timed_out
+                    chunk = os.read(fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(fd)
+                    elif fd == done_r:
+                        done += chunk
+                    else:
+                        captures[fd].add(chunk)
+        finally:
+            selector.close()
+            os.close(pidfd)
+
+    def _result(self, status: int, rusage: Any, timed_out: bool, started: float, limits: dict[str, Any],
+                out: Capture, err: Capture, done: bytes, token: bytes, msg: dict[str, Any]) -> dict[str, Any]:
+        cpu = rusage.ru_utime + rusage.ru_stime
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        cpu_limited = sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= 0.95 * limits["cpu_seconds"]
+        machinery_error = None
+        if not done.startswith(b"R") and not timed_out:
+            machinery_error = f"sample process setup failed (status {exit_code if exit_code != SETUP_FAILED else 'setup'}): {err.text()[-500:]}"
+        completed = done == b"R" + token if msg.get("python_source") is not None else exit_code == 0
+        return {
+            "exit_code": exit_code, "signal": sig, "completed": completed and not timed_out,
+            "stdout": out.text(), "stderr": err.text(), "timed_out": timed_out or cpu_limited,
+            "cpu_seconds": round(cpu, 4), "wall_seconds": round(time.monotonic() - started, 4),
+            "output_truncated": out.truncated or err.truncated, "machinery_error": machinery_error,
+        }
+
+    # -- after each sample ------------------------------------------------------------------------------------
+    def _kill_everything_else(self) -> None:
+        """Nothing a sample started outlives it: daemons, new sessions and stopped processes included."""
+        if self.namespaced:
+            try:
+                os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+            except ProcessLookupError:
+                pass
+            _reap_all()
+            return
+        while pids := _descendants(os.getpid()):
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            _reap_all()
+
+    def _cleanup(self, scratch: str) -> None:
+        if not self.namespaced:
+            shutil.rmtree(scratch, ignore_errors=True)
+            return
+        for directory in PRIVATE_DIRS:  # the private /tmp is private per sample, not just per worker
+            if os.path.isdir(directory):
+                for entry in os.scandir(directory):
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _descendants(root: int) -> list[int]:
+    """Processes below `root`, from /proc (used without a PID namespace)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rindex(b")") + 2 :].split()[1])
+    found, frontier = [], [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[str, str]]:
+    """Isolation for this level. Returns (namespaced, uid to run samples as, layer report)."""
+    layers: dict[str, str] = {}
+    namespaced = False
+    worker_uid = 60000 + os.getpid() % 5000  # a uid of this worker's own: RLIMIT_NPROC and kill() stay per worker
+    if level == "basic":
+        layers["namespaces"] = "off (--codeeval-sandbox=basic)"
+    else:
+        try:
+            layers.update(isolation.enter_namespaces(network=level == "network"))
+            namespaced = True
+        except OSError as exc:
+            layers["namespaces"] = f"off ({exc}); without them: no filesystem, network or PID isolation"
+    if namespaced:
+        pid = os.fork()
+        if pid:  # the launcher stays outside; the zygote below is PID 1 of the new namespace
+            for fd in proto:
+                os.close(fd)
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+        layers.update(_filesystem())
+    else:
+        isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
+    uid = None
+    if namespaced and os.getuid() == 0 and not layers["home hidden"].startswith("off"):
+        uid = worker_uid
+        layers["unprivileged uid"] = f"on (uid {uid}, no capabilities, no new privileges)"
+    else:
+        layers["unprivileged uid"] = "off (not root: runs as the invoking user, inside a user namespace)" if namespaced else "off (needs namespaces)"
+    layers["scrubbed environment"] = "on"
+    layers["rlimits"] = "on (cpu, address space, file size, open files" + (", processes)" if uid is not None else ")")
+    layers["own session, whole tree killed"] = "on (PID namespace)" if namespaced else "on (child subreaper)"
+    return namespaced, uid, layers
+
+
+def _filesystem() -> dict[str, str]:
+    layers = {}
+    refused = isolation.remount_read_only()
+    layers["read-only filesystem"] = "on" if not refused else f"{'off' if '/' in refused else 'partly on'} (refused: {', '.join(refused)})"
+    try:
+        isolation.mount_proc()
+        layers["private /proc"] = "on"
+    except OSError as exc:
+        layers["private /proc"] = f"off ({exc})"
+    for directory in PRIVATE_DIRS:
+        if os.path.isdir(directory):
+            isolation.private_tmpfs(directory)
+    layers["private /tmp"] = "on (tmpfs, wiped after each sample)"
+    home = os.path.expanduser("~")
+    try:
+        kept = isolation.hide_home(home, isolation.exposed_paths(), "/tmp/.codeeval-stage") if home != "/" else []
+        layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(kept)})" if kept else ")")
+    except OSError as exc:
+        layers["home hidden"] = f"off ({exc})"
+    return layers
+
+
+def main() -> None:
+    level = sys.argv[1]
+    proto = (os.dup(0), os.dup(1))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # the executor's process died: so do we
+    for name in PRELOAD:
+        __import__(name)
+    namespaced, uid, layers = _setup(level, proto)
+    zygote = Zygote(namespaced, uid, layers)
+    send(proto[1], {"layers": layers})
+    while (msg := receive(proto[0])) is not None:
+        try:
+            reply = zygote.run(msg)
+        except Exception as exc:  # never the model's fault: the executor reports it as a machinery error
+            reply = {"machinery_error": f"zygote: {exc!r}"}
+        send(proto[1], reply)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+"""The adversarial suite: each case is a program, the verdict it must get, and the host state it must leave.
+
+Everything here is bounded even if isolation failed: sleeps end by themselves, bombs stop after a fixed number of
+forks, memory grabs are a few GiB at most, and the targets are canary files made by the test."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_codeeval.runners import get_runner
+from pytest_codeeval.runners.base import Outcome
+from pytest_codeeval.sandbox import ExecRequest, Limits, get_executor
+from pytest_codeeval.sandbox.executor import ZygoteExecutor
+
+pytestmark = pytest.mark.timeout(120)
+
+LEVELS = ["strict", "basic"]
+
+
+def judge(program: str, level: str = "strict", cpu: float = 2.0, wall: float | None = None) -> Outcome:
+    return get_runner("python").run(program, Limits(cpu_seconds=cpu, wall_seconds=wall), get_executor(level))
+
+
+def sandbox_uid() -> int:
+    state = get_executor("strict").layers()["unprivileged uid"]
+    return int(state.split("uid ")[1].split(",")[0])
+
+
+def host_processes_of(uid: int) -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    path = tmp_path / "canary.txt"
+    path.write_text("intact")
+    return path
+
+
+# -- no false passes ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(
+    "program, detail",
+    [
+        ("import sys\nsys.exit(0)\nassert False", "exited with status 0 before its tests finished"),
+        ("import os\nos._exit(0)\nassert False", "exited with status 0 before its tests finished"),
+        ("raise SystemExit\nassert False", "exited with status 0 before its tests finished"),
+        ("import atexit, os\natexit.register(lambda: os._exit(0))\nraise ValueError", "exception: ValueError"),
+        ("import os, threading, time\nthreading.Thread(target=lambda: os._exit(0)).start()\ntime.sleep(3)\nassert False",
+         "exited with status 0 before its tests finished"),
+        ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(5)\nos._exit(0)", "exited with status 0 before its tests finished"),
+        ("import os\nos.write(3, os.urandom(17))\nos._exit(0)", "exited with status 0 before its tests finished"),
+        ("print('OK')\nprint('passed')\nimport os\nos._exit(0)", "exited with status 0 before its tests finished"),
+    ],
+    ids=["sys.exit", "os._exit", "SystemExit", "atexit", "thread-exit", "new-session", "forged-token", "fake-output"],
+)
+def test_early_exits_never_pass(program: str, detail: str, level: str) -> None:
+    outcome = judge(program, level)
+    assert (outcome.status, outcome.detail) == ("failed", detail)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(
+    "program",
+    [
+        "while True:\n    pass",
+        "import signal\nfor s in (signal.SIGXCPU, signal.SIGTERM, signal.SIGALRM):\n    signal.signal(s, signal.SIG_IGN)\nsignal.alarm(0)\nwhile True:\n    pass",
+        "import time\ntime.sleep(60)",
+        "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)",
+    ],
+    ids=["busy-loop", "ignored-signals", "sleep", "output-flood"],
+)
+def test_runaway_programs_time_out(program: str, level: str) -> None:
+    started = time.monotonic()
+    outcome = judge(program, level, cpu=1.0, wall=3.0)
+    assert outcome.status == "timeout"
+    assert time.monotonic() - started < 15
+
+
+def test_segfault_and_memory_exhaustion_are_sample_failures() -> None:
+    assert judge("import ctypes\nctypes.string_at(0)").detail == "killed by SIGSEGV"
+    assert judge("x = bytearray(4 * 1024**3)").detail == "memory limit"
+    assert judge("print('still fine')").status == "passed"
+
+
+# -- isolation: host state after hostile programs ---------------------------------------------------------------------
+def test_canary_files_cannot_be_touched(canary: Path) -> None:
+    program = (
+        f"import os\n"
+        f"for action in (lambda: open({str(canary)!r}, 'w').write('owned'), lambda: os.unlink({str(canary)!r}),\n"
+        f"               lambda: open({str(Path.cwd() / 'owned.txt')!r}, 'w').write('x')):\n"
+        f"    try:\n        action()\n    except OSError as exc:\n        print(type(exc).__name__)\n"
+        f"print(os.path.exists({str(canary)!r}))\n"
+    )
+    outcome = judge(program)
+    assert outcome.status == "passed"
+    assert outcome.output.split() == ["FileNotFoundError", "FileNotFoundError", "OSError", "False"]
+    assert canary.read_text() == "intact"
+    assert not (Path.cwd() / "owned.txt").exists()
+
+
+def test_secrets_are_invisible(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = f"sk-canary-{os.getpid()}"
+    secret_file = Path.home() / f".codeeval-secret-{os.getpid()}"
+    secret_file.write_text(secret)
+    monkeypatch.setenv("CODEEVAL_TEST_TOKEN", secret)
+    try:
+        program = (
+            "import os, glob\n"
+            "seen = repr(dict(os.environ))\n"
+            "for path in glob.glob('/proc/*/environ') + glob.glob(os.path.expanduser('~root') + '/.codeeval-secret-*'):\n"
+            "    try:\n        seen += open(path, 'rb').read().decode(errors='replace')\n    except OSError:\n        pass\n"
+            "print(seen)\n"
+        )
+        outcome = judge(program)
+        assert outcome.status == "passed"
+        assert secret not in outcome.output
+    finally:
+        secret_file.unlink()
+
+
+def test_no_network_even_loopback() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        program = (
+            f"import socket\n"
+            f"for host in ('127.0.0.1', 'localhost', {socket.gethostname()!r}):\n"
+            f"    try:\n        socket.create_connection((host, {port}), timeout=1)\n        print('connected')\n"
+            f"    except OSError as exc:\n        print('refused', type(exc).__name__)\n"
+        )
+        outcome = judge(program)
+        assert "connected" not in outcome.output
+        with pytest.raises(socket.timeout):
+            listener.accept()
+
+
+def test_network_level_allows_loopback() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        outcome = judge(f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)", "network")
+        assert outcome.status == "passed"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_no_process_outlives_its_sample(level: str) -> None:
+    marker = f"{time.time() % 1000:.4f}"
+    program = (
+        "import os, subprocess, time\n"
+        f"subprocess.Popen(['sleep', '20.{marker.replace('.', '')}'], start_new_session=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(20)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.2)\n"
+    )
+    assert judge(program, level).status == "passed"
+    leftovers = [p for p in host_processes_of(os.getuid() if level == "basic" else sandbox_uid())
+                 if marker.replace(".", "") in p or "sandbox.zygote" in p and level == "strict"]
+    assert leftovers == []
+
+
+def test_fork_bomb_is_capped_and_cleaned_up() -> None:
+    program = (
+        "import os, time\n"
+        "forks = 0\n"
+        "for _ in range(300):\n"
+        "    try:\n        pid = os.fork()\n    except OSError:\n        break\n"
+        "    if pid == 0:\n        time.sleep(10)\n        os._exit(0)\n"
+        "    forks += 1\n"
+        "print(forks)\n"
+    )
+    outcome = judge(program)
+    assert outcome.status == "passed"
+    assert int(outcome.output.split()[-1]) < Limits().processes
+    assert host_processes_of(sandbox_uid()) == []
+
+
+def test_sandbox_cannot_harm_its_zygote() -> None:
+    """PID 1 of the namespace ignores its children's signals, and the sample's uid owns nothing else."""
+    executor = get_executor("strict")
+    executor.layers()
+    zygote = executor._proc  # noqa: SLF001
+    program = "import os, signal\nfor pid in (os.getppid(), 1, -1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\nos._exit(0)"
+    assert judge(program).detail == "exited with status 0 before its tests finished"
+    assert executor._proc is zygote and zygote.poll() is None  # noqa: SLF001
+    assert judge("print(1)").status == "passed"
+
+
+# -- no false fails ---------------------------------------------------------------------------------------------------
+LEGITIMATE = {
+    "threads": "import threading\nout = []\nts = [threading.Thread(target=out.append, args=(i,)) for i in range(8)]\n"
+               "[t.start() for t in ts]\n[t.join() for t in ts]\nassert sorted(out) == list(range(8))",
+    "subprocess": "import subprocess, sys\nr = subprocess.run([sys.executable, '-c', 'print(6*7)'], capture_output=True, text=True)\n"
+                  "assert r.stdout.strip() == '42'\nassert subprocess.run(['true']).returncode == 0",
+    "multiprocessing": "import multiprocessing as mp\ndef sq(x):\n    return x * x\n"
+                       "with mp.Pool(2) as pool:\n    assert pool.map(sq, range(5)) == [0, 1, 4, 9, 16]\n"
+                       "q = mp.Queue()\np = mp.Process(target=q.put, args=(7,))\np.start()\nassert q.get(timeout=5) == 7\np.join()",
+    "tempfile": "import tempfile, os\nwith tempfile.NamedTemporaryFile('w', delete=False) as f:\n    f.write('x')\n"
+                "assert open(f.name).read() == 'x'\nopen('local.txt', 'w').write('y')\nassert os.path.exists('local.txt')",
+    "recursion": "import sys\nsys.setrecursionlimit(100000)\ndef depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+                 "assert depth(30000) == 30000",
+    "big-output": "import sys\nfor i in range(200000):\n    print('line', i)\nprint('x' * 3_000_000, file=sys.stderr)",
+    "numpy": "import numpy as np\nassert np.arange(10).sum() == 45",
+}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", sorted(LEGITIMATE))
+def test_legitimate_code_passes(name: str, level: str) -> None:
+    outcome = judge(LEGITIMATE[name], level, cpu=10.0)
+    assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output[-2000:]
+
+
+def test_verdicts_do_not_depend_on_machine_load() -> None:
+    """Every core busy with host work: a sample that needs 1 s of CPU under a 2 s CPU limit still passes."""
+    burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 8\nwhile time.time() < end: pass"])
+               for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        program = "import time\nend = time.process_time() + 1.0\nwhile time.process_time() < end:\n    pass"
+        assert judge(program, cpu=2.0).status == "passed"
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+def test_machinery_failure_is_an_error_not_a_verdict() -> None:
+    executor = ZygoteExecutor("strict")
+    try:
+        executor.layers()
+        killer = threading.Timer(0.5, lambda: executor._proc and executor._proc.kill())  # noqa: SLF001
+        killer.start()
+        result = executor.run(ExecRequest(python_source="import time\ntime.sleep(3)", limits=Limits(cpu_seconds=5)))
+        killer.join()
+        assert result.machinery_error and not result.completed
+        assert executor.run(ExecRequest(python_source="print(1)")).completed  # a fresh zygote takes over
+    finally:
+        executor.close()
+
+
+def test_layers_are_reported(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=1", "--codeeval-report=r.json")
+    result.stdout.fnmatch_lines(["codeeval sandbox: strict: *pid namespace*network namespace*read-only filesystem*"])
+    import json
+
+    sandbox = json.loads((pytester.path / "r.json").read_text())["sandbox"]
+    assert sandbox["level"] == "strict" and sandbox["layers"]["network namespace"].startswith("on")
