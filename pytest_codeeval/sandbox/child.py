@@ -52,9 +52,9 @@ def _drop_privileges(uid: int) -> None:
 
 
 def _no_new_privileges() -> None:
-    import ctypes
+    from pytest_codeeval.sandbox.isolation import prctl
 
-    ctypes.CDLL(None).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid binaries (su, sudo) cannot raise it back
+    prctl(PR_SET_NO_NEW_PRIVS, 1)  # setuid binaries (su, sudo) cannot raise privileges back
 
 
 def _prepare(spec: ChildSpec) -> None:

@@ -60,6 +60,7 @@ class Zygote:
         self.namespaced = namespaced
         self.uid = uid
         self.layers = layers
+        self.scratch: str | None = None
         bindir = os.path.dirname(sys.executable)
         self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
 
@@ -79,19 +80,16 @@ class Zygote:
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
 
     def run(self, msg: dict[str, Any]) -> dict[str, Any]:
-        limits = msg["limits"]
-        scratch = self._scratch()
-        try:
-            for name, data in [*msg.get("files", []), [msg["filename"], None]]:
-                content = base64.b64decode(data) if data is not None else (msg.get("python_source") or "").encode()
-                with open(os.path.join(scratch, name), "wb") as handle:
-                    handle.write(content)
-            if self.uid is not None:
-                for entry in [scratch, *(os.path.join(scratch, n) for n in os.listdir(scratch))]:
-                    os.chown(entry, self.uid, self.uid)
-            return self._fork_and_watch(msg, limits, scratch)
-        finally:
-            self._cleanup(scratch)
+        """Run one sample; `cleanup` must follow (after the reply is sent, off the caller's critical path)."""
+        scratch = self.scratch = self._scratch()
+        for name, data in [*msg.get("files", []), [msg["filename"], None]]:
+            content = base64.b64decode(data) if data is not None else (msg.get("python_source") or "").encode()
+            with open(os.path.join(scratch, name), "wb") as handle:
+                handle.write(content)
+        if self.uid is not None:
+            for entry in [scratch, *(os.path.join(scratch, n) for n in os.listdir(scratch))]:
+                os.chown(entry, self.uid, self.uid)
+        return self._fork_and_watch(msg, msg["limits"], scratch)
 
     def _fork_and_watch(self, msg: dict[str, Any], limits: dict[str, Any], scratch: str) -> dict[str, Any]:
         out_r, out_w = os.pipe()
@@ -183,7 +181,10 @@ class Zygote:
                     pass
             _reap_all()
 
-    def _cleanup(self, scratch: str) -> None:
+    def cleanup(self) -> None:
+        if self.scratch is None:
+            return
+        scratch, self.scratch = self.scratch, None
         if not self.namespaced:
             shutil.rmtree(scratch, ignore_errors=True)
             return
@@ -300,6 +301,7 @@ def main() -> None:
         except Exception as exc:  # never the model's fault: the executor reports it as a machinery error
             reply = {"machinery_error": f"zygote: {exc!r}"}
         send(proto[1], reply)
+        zygote.cleanup()
 
 
 if __name__ == "__main__":

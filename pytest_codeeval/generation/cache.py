@@ -1,0 +1,53 @@
+"""The generation cache: completions on disk, keyed by everything that determines them.
+
+An append-only JSONL file, flushed after every completion: a second identical run generates nothing, and an
+interrupted run resumes with what it had. The batch size is not part of the key: it does not change outputs."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings
+
+CACHE_FILE = "completions.jsonl"
+NOT_IN_KEY = ("batch_size",)
+
+
+def cache_key(identity: dict[str, Any], request: GenerationRequest, settings: GenerationSettings) -> str:
+    fields = {k: v for k, v in dataclasses.asdict(settings).items() if k not in NOT_IN_KEY}
+    if not settings.sampling:  # greedy: the sampling knobs cannot change the text
+        for name in ("temperature", "top_p", "top_k", "seed"):
+            fields.pop(name)
+    payload = {
+        "model": identity, "prompt": request.prompt, "stop": list(request.stop_words), "settings": fields,
+        "task": request.key.task, "problem": request.key.problem, "sample": request.key.index,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class GenerationCache:
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / CACHE_FILE
+        self.entries: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    self.entries[entry["key"]] = entry
+                except (ValueError, KeyError, TypeError):  # a line cut by an interrupted run
+                    continue
+
+    def get(self, key: str, request: GenerationRequest) -> Completion | None:
+        entry = self.entries.get(key)
+        return Completion(request, entry["text"], entry.get("tokens", 0)) if entry else None
+
+    def put(self, key: str, completion: Completion) -> None:
+        entry = {"key": key, "text": completion.text, "tokens": completion.tokens}
+        self.entries[key] = entry
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")

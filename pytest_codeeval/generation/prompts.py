@@ -1,0 +1,24 @@
+"""Prompt formats: raw completion (default), the tokenizer's chat template, bigcode-style instruction tokens,
+and a prefix. The task's prompt stays what the cache and the solution are keyed on; only the model sees this."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.base import GenerationSettings
+
+
+def format_prompt(prompt: str, settings: GenerationSettings, tokenizer: Any) -> str:
+    text = settings.prefix + prompt
+    if settings.instruction_tokens:
+        user, end, assistant = settings.instruction_tokens
+        text = f"{user}{text}{end}{assistant}"
+    if settings.chat_template:
+        if not getattr(tokenizer, "chat_template", None):
+            raise CodeevalError(
+                "--codeeval-chat-template: this model's tokenizer has no chat template; use "
+                "--codeeval-instruction-tokens=USER,END,ASSISTANT or a raw prompt"
+            )
+        text = tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True)
+    return text

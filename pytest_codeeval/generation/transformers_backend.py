@@ -1,0 +1,182 @@
+"""The transformers backend: one model load, all requests of the session batched across problems.
+
+Rows are sorted by prompt length and left padded; every row stops at its own stop words or EOS and leaves the
+batch (its cache rows are dropped), so finished sequences cost nothing. Each row samples from its own generator
+seeded by (seed, task, problem, sample), so a completion does not depend on what else was selected or batched."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.generation.models import ModelSpec, convert_gguf
+from pytest_codeeval.generation.prompts import format_prompt
+
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+STOP_TAIL_TOKENS = 24  # tokens decoded at each step to look for a stop word
+
+
+def row_seed(seed: int, request: GenerationRequest) -> int:
+    key = f"{seed}:{request.key.task}:{request.key.problem}:{request.key.index}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:7], "big")
+
+
+class TransformersBackend:
+    name = "transformers"
+
+    def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+        from pytest_codeeval.tasks.loading import hub_reachable
+
+        self.spec = spec
+        source = str(convert_gguf(spec)) if spec.gguf_file else spec.source
+        is_hub = "revision" in spec.identity
+        common: dict[str, Any] = {"revision": options.revision, "trust_remote_code": options.trust_remote_code}
+        if is_hub and not hub_reachable():
+            common["local_files_only"] = True  # no network wait: use the local hub cache or fail at once
+        try:
+            config = AutoConfig.from_pretrained(source, **common)
+            self.tokenizer = AutoTokenizer.from_pretrained(source, **common)
+            model_cls = AutoModelForSeq2SeqLM if config.is_encoder_decoder else AutoModelForCausalLM
+            self.model = model_cls.from_pretrained(source, **common, **self._load_kwargs(options, precision, torch))
+        except (OSError, ValueError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            hint = " (the Hugging Face hub is unreachable: download the model first and pass its directory)" if common.get("local_files_only") else ""
+            raise CodeevalError(f"--codeeval-model={spec.name}: cannot load it: {first}{hint}") from None
+        if options.peft:
+            self.model = self._apply_peft(options.peft)
+        self.seq2seq = bool(config.is_encoder_decoder)
+        if not options.device_map and not (options.load_in_8bit or options.load_in_4bit):
+            self.model.to("cuda" if torch.cuda.is_available() else "cpu")
+        self.model.eval()
+        self.device = next(self.model.parameters()).device
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        eos = getattr(self.model.generation_config, "eos_token_id", None)
+        self.eos_ids = {i for i in ([eos] if isinstance(eos, int) else list(eos or [])) if i is not None}
+        if self.tokenizer.eos_token_id is not None:
+            self.eos_ids.add(self.tokenizer.eos_token_id)
+
+    @staticmethod
+    def _load_kwargs(options: ModelOptions, precision: str, torch: Any) -> dict[str, Any]:
+        if precision == "auto":
+            dtype = (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16) if torch.cuda.is_available() else torch.float32
+        else:
+            dtype = getattr(torch, DTYPES[precision])
+        kwargs: dict[str, Any] = {"dtype": dtype}
+        if options.device_map:
+            kwargs["device_map"] = options.device_map
+        if options.load_in_8bit or options.load_in_4bit:
+            try:
+                import bitsandbytes  # noqa: F401
+                from transformers import BitsAndBytesConfig
+            except ImportError:
+                raise CodeevalError("--codeeval-load-in-8bit/4bit needs bitsandbytes: pip install bitsandbytes") from None
+            kwargs["quantization_config"] = BitsAndBytesConfig(load_in_8bit=options.load_in_8bit, load_in_4bit=options.load_in_4bit)
+            kwargs.setdefault("device_map", "auto")
+        return kwargs
+
+    def _apply_peft(self, adapter: str) -> Any:
+        try:
+            from peft import PeftModel
+        except ImportError:
+            raise CodeevalError("--codeeval-peft needs the peft package: pip install peft") from None
+        return PeftModel.from_pretrained(self.model, adapter)
+
+    def identity(self) -> dict[str, Any]:
+        return self.spec.identity
+
+    # -- generation ------------------------------------------------------------------------------------------
+    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+        texts = {id(r): format_prompt(r.prompt, settings, self.tokenizer) for r in requests}
+        encoded = {id(r): self.tokenizer(texts[id(r)])["input_ids"] for r in requests}
+        ordered = sorted(requests, key=lambda r: len(encoded[id(r)]))
+        size = settings.batch_size or (64 if self.device.type == "cuda" else 16)
+        for start in range(0, len(ordered), size):
+            chunk = ordered[start : start + size]
+            rows = [encoded[id(r)] for r in chunk]
+            step = self._seq2seq_chunk if self.seq2seq else self._causal_chunk
+            yield from step(chunk, rows, settings)
+
+    def _stopped(self, ids: list[int], stop_words: Sequence[str]) -> bool:
+        if ids[-1] in self.eos_ids:
+            return True
+        tail = self.tokenizer.decode(ids[-STOP_TAIL_TOKENS:], skip_special_tokens=True)
+        return any(word and word in tail for word in stop_words)
+
+    def _completion(self, request: GenerationRequest, ids: list[int]) -> Completion:
+        return Completion(request, self.tokenizer.decode(ids, skip_special_tokens=True), len(ids))
+
+    def _choose(self, logits: Any, generators: list[Any], settings: GenerationSettings) -> Any:
+        import torch
+
+        if not settings.sampling:
+            return logits.argmax(dim=-1)
+        logits = logits.float() / max(settings.temperature, 1e-5)
+        if settings.top_k:
+            kth = torch.topk(logits, min(settings.top_k, logits.shape[-1])).values[:, -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        if settings.top_p < 1.0:
+            sorted_logits, order = torch.sort(logits, descending=True)
+            cumulative = sorted_logits.softmax(-1).cumsum(-1)
+            drop = cumulative - sorted_logits.softmax(-1) > settings.top_p
+            logits = logits.scatter(1, order, sorted_logits.masked_fill(drop, float("-inf")))
+        probs = logits.softmax(-1).cpu()
+        return torch.stack([torch.multinomial(p, 1, generator=g)[0] for p, g in zip(probs, generators)]).to(logits.device)
+
+    def _causal_chunk(self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings) -> Iterator[Completion]:
+        import torch
+        from transformers import DynamicCache
+
+        width = max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id
+        ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=self.device)
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=self.device)
+        generators = [torch.Generator().manual_seed(row_seed(settings.seed, r)) for r in chunk]
+        active = list(range(len(chunk)))
+        generated: list[list[int]] = [[] for _ in chunk]
+        cache = DynamicCache()
+        with torch.inference_mode():
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
+                             past_key_values=cache, use_cache=True)
+            for _ in range(settings.max_new_tokens):
+                chosen = self._choose(out.logits[:, -1, :], [generators[i] for i in active], settings)
+                keep = []
+                for j, (row, token) in enumerate(zip(active, chosen.tolist())):
+                    generated[row].append(token)
+                    if self._stopped(generated[row], chunk[row].stop_words) or len(generated[row]) >= settings.max_new_tokens:
+                        yield self._completion(chunk[row], generated[row])
+                    else:
+                        keep.append(j)
+                if not keep:
+                    return
+                if len(keep) < len(active):  # finished rows leave the batch and its cache
+                    index = torch.tensor(keep, device=self.device)
+                    cache.batch_select_indices(index)
+                    mask, chosen = mask[index], chosen[index]
+                    active = [active[j] for j in keep]
+                mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=-1)
+                out = self.model(input_ids=chosen[:, None], attention_mask=mask, position_ids=mask.sum(-1, keepdim=True) - 1,
+                                 past_key_values=cache, use_cache=True)
+
+    def _seq2seq_chunk(self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings) -> Iterator[Completion]:
+        """Encoder-decoder models: transformers' own generate, one row at a time so each row keeps its seed."""
+        import torch
+
+        for request, row in zip(chunk, rows):
+            torch.manual_seed(row_seed(settings.seed, request))
+            with torch.inference_mode():
+                out = self.model.generate(
+                    input_ids=torch.tensor([row], device=self.device), max_new_tokens=settings.max_new_tokens,
+                    do_sample=settings.sampling, temperature=settings.temperature if settings.sampling else None,
+                    top_p=settings.top_p if settings.sampling else None, top_k=settings.top_k or None,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                )
+            ids = [t for t in out[0].tolist()[1:] if t != self.tokenizer.pad_token_id]
+            yield self._completion(request, ids)

@@ -1,0 +1,112 @@
+"""Generation: batching across problems, stop words, reproducibility, the cache, one model load under xdist,
+clear errors for bad model names, and the embedded offline model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import first_ids, problems
+from tiny_models import ARCHITECTURES, build
+
+from pytest_codeeval.generation.base import GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.records import SampleKey
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("models")
+    return {arch: build(arch, root / arch) for arch in ARCHITECTURES}
+
+
+def requests(n_problems: int, n_samples: int = 1, stop: tuple[str, ...] = ()) -> list[GenerationRequest]:
+    return [
+        GenerationRequest(SampleKey("humaneval", tid, i), problems()[tid]["prompt"], stop)
+        for tid in first_ids(n_problems) for i in range(n_samples)
+    ]
+
+
+def run(model: Path, reqs: list[GenerationRequest], **settings: object) -> dict[SampleKey, str]:
+    from pytest_codeeval.generation.engine import generate
+
+    completions, _ = generate(str(model), reqs, GenerationSettings(**settings), ModelOptions(), None)
+    return {key: c.text for key, c in completions.items()}
+
+
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_batching_across_problems_matches_one_at_a_time(tiny: dict[str, Path], arch: str) -> None:
+    reqs = requests(6)
+    batched = run(tiny[arch], reqs, max_new_tokens=12, batch_size=6)
+    single = run(tiny[arch], reqs, max_new_tokens=12, batch_size=1)
+    assert batched == single
+    assert all(batched.values())
+
+
+def test_stop_words_end_each_row_on_its_own(tiny: dict[str, Path]) -> None:
+    free = run(tiny["llama"], requests(4), max_new_tokens=30, batch_size=4)
+    word = max((text[3:5] for text in free.values() if len(text) > 8), key=len)
+    stopped = run(tiny["llama"], requests(4, stop=(word,)), max_new_tokens=30, batch_size=4)
+    for key, text in stopped.items():
+        if word in free[key][: len(text)]:
+            assert text.find(word) >= 0 and len(text) < len(free[key])
+        assert free[key].startswith(text)
+
+
+def test_sampling_is_reproducible_and_independent_of_selection(tiny: dict[str, Path]) -> None:
+    everything = run(tiny["gpt2"], requests(4, n_samples=3), max_new_tokens=10, n_samples=3, temperature=1.0, seed=7)
+    again = run(tiny["gpt2"], requests(4, n_samples=3), max_new_tokens=10, n_samples=3, temperature=1.0, seed=7, batch_size=2)
+    subset = [r for r in requests(4, n_samples=3) if r.key.index == 1 or r.key.problem.endswith("/2")]
+    alone = run(tiny["gpt2"], subset, max_new_tokens=10, n_samples=3, temperature=1.0, seed=7)
+    assert again == everything
+    assert alone == {r.key: everything[r.key] for r in subset}
+    assert len({everything[SampleKey("humaneval", "HumanEval/0", i)] for i in range(3)}) > 1  # samples differ
+    other_seed = run(tiny["gpt2"], requests(4, n_samples=3), max_new_tokens=10, n_samples=3, temperature=1.0, seed=8)
+    assert other_seed != everything
+
+
+def generation_report(pytester: pytest.Pytester, *args: str) -> dict:
+    result = pytester.runpytest_subprocess(*args, "--codeeval-limit=3", "--codeeval-max-new-tokens=8", "--codeeval-report=r.json")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    return json.loads((pytester.path / "r.json").read_text())["generation"]
+
+
+def test_cache_hits_misses_and_one_load_under_xdist(pytester: pytest.Pytester, tiny: dict[str, Path]) -> None:
+    model = f"--codeeval-model={tiny['starcoder2']}"
+    first = generation_report(pytester, model, "-n", "2")
+    assert (first["model_loads"], first["generated"], first["cached"]) == (1, 3, 0)
+    assert first["backend"] == "transformers" and first["tokens"] > 0
+    second = generation_report(pytester, model)
+    assert (second["model_loads"], second["generated"], second["cached"]) == (0, 0, 3)
+    forced = generation_report(pytester, model, "--codeeval-regenerate")
+    assert (forced["model_loads"], forced["generated"]) == (1, 3)
+    changed = generation_report(pytester, model, "--codeeval-prefix=# solve\n")
+    assert (changed["generated"], changed["cached"]) == (3, 0)
+    moved = generation_report(pytester, model, f"--codeeval-cache-dir={pytester.path / 'elsewhere'}")
+    assert moved["generated"] == 3 and (pytester.path / "elsewhere" / "completions.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "model, message",
+    [
+        ("/no/such/model-dir", "--codeeval-model=/no/such/model-dir: no such directory or file"),
+        ("no-such-org/no-such-model", "--codeeval-model=no-such-org/no-such-model: cannot load it*"),
+    ],
+)
+def test_bad_model_names_are_one_clear_error(pytester: pytest.Pytester, model: str, message: str) -> None:
+    result = pytester.runpytest_subprocess(f"--codeeval-model={model}", "--codeeval-limit=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_embedded_model_runs_offline(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "--codeeval-model=smollm2-135m", "--codeeval-limit=2", "--codeeval-max-new-tokens=24", "--codeeval-report=r.json",
+    )
+    assert result.ret == 0
+    data = json.loads((pytester.path / "r.json").read_text())
+    assert data["generation"]["generated"] == 2 and data["generation"]["model"] == "smollm2-135m"
+    assert all(s["completion"].strip() for p in data["tasks"]["humaneval"]["problems"].values() for s in p["samples"])

@@ -1,0 +1,43 @@
+"""Tiny randomly initialised models from real architecture configs, saved as local model directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import problems
+
+ARCHITECTURES = ("llama", "gpt2", "starcoder2")
+
+
+def tiny_tokenizer():  # noqa: ANN201
+    """A byte-level BPE trained on HumanEval prompts: any text round-trips, and it builds in a second."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<eos>", "<pad>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator([p["prompt"] + p["canonical_solution"] for p in problems().values()], trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<eos>", pad_token="<pad>")
+
+
+def build(arch: str, directory: Path) -> Path:
+    import torch
+    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, Starcoder2Config
+
+    tokenizer = tiny_tokenizer()
+    ids = {"vocab_size": len(tokenizer), "eos_token_id": tokenizer.eos_token_id, "pad_token_id": tokenizer.pad_token_id}
+    config = {
+        "llama": lambda: LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                     num_key_value_heads=2, max_position_embeddings=1024, **ids),
+        "gpt2": lambda: GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=1024, bos_token_id=ids["eos_token_id"], **ids),
+        "starcoder2": lambda: Starcoder2Config(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                               num_key_value_heads=2, max_position_embeddings=1024, **ids),
+    }[arch]()
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config)
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
