@@ -38,6 +38,7 @@ class CodeevalSession:
         self.sample_failures = 0
         self.started = time.time()
         self.gate_lines: list[str] = []
+        self.baseline = self._load_baseline()
         self._registry: TaskRegistry | None = None
         self._problems: dict[str, list[Problem]] = {}
         self._prepared = False
@@ -48,6 +49,14 @@ class CodeevalSession:
             else:
                 self._tmpdir = tempfile.TemporaryDirectory(prefix="codeeval-")
                 self.source.store_path = Path(self._tmpdir.name, "solutions.json")
+
+    def _load_baseline(self) -> dict[str, Any] | None:
+        """Read before anything runs: a bad baseline is a usage error, not a surprise after an hour of generation."""
+        if self.is_worker or self.settings.baseline is None:
+            return None
+        from pytest_codeeval.gating import load_baseline
+
+        return load_baseline(self.settings.baseline)
 
     def _cache_dir(self) -> Path | None:
         if self.settings.cache_dir:

@@ -147,6 +147,13 @@ def read_settings(config: pytest.Config) -> Settings:
         model_options=model_options,
         list_tasks=opt("codeeval_list_tasks"),
     )
+    if settings.fail_under or settings.max_regression:
+        from pytest_codeeval.gating import parse_specs
+
+        parse_specs(settings.fail_under, "--codeeval-fail-under")
+        parse_specs(settings.max_regression, "--codeeval-max-regression")
+    if not 0 < settings.alpha < 1:
+        raise CodeevalError(f"--codeeval-alpha={settings.alpha}: expected a significance level between 0 and 1, e.g. 0.05")
     if settings.model and settings.load_generations:
         raise CodeevalError(
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"

@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_codeeval.results import TaskResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: intervals, gates, baseline
 
 
 def _version(dist: str) -> str | None:
@@ -24,7 +24,8 @@ def _version(dist: str) -> str | None:
 
 def build_report(
     tasks: dict[str, TaskResult], config: dict[str, Any], generation: dict[str, Any] | None,
-    sandbox: dict[str, Any] | None, run: dict[str, Any],
+    sandbox: dict[str, Any] | None, run: dict[str, Any], intervals: dict[str, Any] | None = None,
+    gates: dict[str, Any] | None = None, baseline: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
@@ -39,7 +40,10 @@ def build_report(
         "generation": generation,
         "sandbox": sandbox,
         "run": run,
-        "tasks": {name: task_section(result) for name, result in tasks.items()},
+        "gates": gates,
+        "baseline": baseline,
+        "tasks": {name: {**task_section(result), "intervals": {m: list(ci) for m, ci in (intervals or {}).get(name, {}).items()}}
+                  for name, result in tasks.items()},
     }
 
 

@@ -47,6 +47,35 @@ def finish(cs: CodeevalSession, session: pytest.Session) -> None:
     """All results are in: compute metrics, then the gates (a failed gate counts as a failure, like pytest-cov)."""
     cs.finished = time.time()
     cs.task_results = cs.results.by_task(lambda t: _metric_names(cs, t), cs.settings.k)
+    cs.intervals = intervals(cs.task_results)
+    cs.gates = run_gates(cs, cs.task_results)
+    cs.gate_lines = cs.gates.lines()
+    if cs.gates.failed:
+        session.testsfailed += 1
+
+
+def intervals(tasks: dict[str, Any]) -> dict[str, dict[str, tuple[float, float]]]:
+    from pytest_codeeval.metrics.stats import bootstrap_interval, per_problem_values
+
+    found: dict[str, dict[str, tuple[float, float]]] = {}
+    for name, result in tasks.items():
+        for metric in result.metrics:
+            values = per_problem_values(metric, result.problems)
+            if values:
+                found.setdefault(name, {})[metric] = bootstrap_interval(list(values.values()))
+    return found
+
+
+def run_gates(cs: CodeevalSession, tasks: dict[str, Any]) -> Any:
+    from pytest_codeeval import gating
+
+    s = cs.settings
+    outcome = gating.GateOutcome()
+    gating.check_thresholds(gating.parse_specs(s.fail_under, "--codeeval-fail-under"), tasks, outcome)
+    if cs.baseline is not None:
+        tolerances = gating.parse_specs(s.max_regression, "--codeeval-max-regression")
+        gating.compare_to_baseline(cs.baseline, tasks, tolerances, s.alpha, outcome)
+    return outcome
 
 
 def _task_results(cs: CodeevalSession) -> dict[str, Any]:
@@ -107,10 +136,21 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
         from pytest_codeeval.generation.files import save_generations
 
         save_generations(s.save_generations, cs.results.records.values())
+    gates = getattr(cs, "gates", None)
     report = build_report(
         tasks, s.describe(), cs.source.report(), sandbox_info(cs),
         {"seconds": round(getattr(cs, "finished", time.time()) - cs.started, 3),
          "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus)},
+        intervals=getattr(cs, "intervals", None), gates=gates.to_dict() if gates and (gates.checks or gates.errors) else None,
+        baseline={"path": str(s.baseline), "tasks": gates.comparison} if gates and gates.comparison is not None else None,
     )
     if s.report:
         write_json(s.report, report)
+    if s.markdown:
+        from pytest_codeeval.reporting.markdown import write_markdown
+
+        write_markdown(s.markdown, report)
+    if s.html:
+        from pytest_codeeval.reporting.html import write_html
+
+        write_html(s.html, report)

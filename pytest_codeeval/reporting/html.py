@@ -1,0 +1,26 @@
+"""The HTML report: one self-contained page (no network) rendered from the JSON report. Generated code and its
+output are untrusted text: autoescaping is on for everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+OUTPUT_CAP = 4000  # characters of each sample's output shown
+
+
+def render_html(report: dict[str, Any]) -> str:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("pytest_codeeval.reporting", "templates"), autoescape=select_autoescape(default=True))
+    config = report.get("config", {})
+    statuses = ", ".join(f"{v} {k}" for k, v in (report.get("run") or {}).get("statuses", {}).items())
+    return env.get_template("report.html.j2").render(
+        report=report, title=config.get("model") or config.get("load_generations") or "run", statuses=statuses,
+        comparison=(report.get("baseline") or {}).get("tasks") or {}, output_cap=OUTPUT_CAP,
+    )
+
+
+def write_html(path: Path, report: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(report), encoding="utf-8")
