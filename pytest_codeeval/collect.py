@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.fixtures import TopRequest
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.records import ROOT_NAME, SAMPLE_PREFIX, SampleKey, SampleRecord
@@ -73,6 +74,9 @@ class SampleFailed(Exception):
 
 
 class SampleItem(pytest.Item):
+    """One sample. It requests the pytest fixtures its task names (a database, a directory, a service), with the
+    usual scopes, the way a test function does; their values reach the task's `score`."""
+
     def __init__(self, *, problem: Problem, index: int, codeeval: CodeevalSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.problem = problem
@@ -82,13 +86,23 @@ class SampleItem(pytest.Item):
         self.user_properties.extend(
             [("codeeval_task", problem.task), ("codeeval_problem", problem.id), ("codeeval_sample", index)]
         )
+        fixtures = codeeval.task(problem.task).fixtures
+        if fixtures:
+            self.add_marker(pytest.mark.usefixtures(*fixtures))
+        self._fixtureinfo = self.session._fixturemanager.getfixtureinfo(node=self, func=None, cls=None)
+        self.fixturenames = self._fixtureinfo.names_closure
+        self.funcargs: dict[str, Any] = {}
+        self._request = TopRequest(self, _ispytest=True)  # type: ignore[arg-type]
+
+    def setup(self) -> None:
+        self._request._fillfixtures()
 
     @property
     def key(self) -> SampleKey:
         return SampleKey(self.problem.task, self.problem.id, self.index)
 
     def runtest(self) -> None:
-        self.record = self.codeeval.evaluate(self.problem, self.index)
+        self.record = self.codeeval.evaluate(self.problem, self.index, self.funcargs)
         self.user_properties.append(("codeeval_status", self.record.status))
         if not self.record.passed:
             raise SampleFailed(self.record)

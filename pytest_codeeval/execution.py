@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from pytest_codeeval.records import SampleRecord
 from pytest_codeeval.runners import get_runner
@@ -14,8 +16,12 @@ def limits_for(task: Task, timeout: float | None) -> Limits:
     return Limits(cpu_seconds=timeout if timeout is not None else task.default_timeout)
 
 
-def evaluate_sample(task: Task, problem: Problem, index: int, solution: str, executor_for, timeout: float | None) -> SampleRecord:  # noqa: ANN001
-    """The record of one sample. `executor_for(task)` gives the sandbox executor (started once per process)."""
+def evaluate_sample(  # noqa: PLR0913
+    task: Task, problem: Problem, index: int, solution: str, executor_for, timeout: float | None,  # noqa: ANN001
+    resources: Mapping[str, Any],
+) -> SampleRecord:
+    """The record of one sample. `executor_for(task)` gives the sandbox executor (started once per process);
+    `resources` are the values of the pytest fixtures the task requests."""
     record = SampleRecord(
         task=task.name, problem=problem.id, index=index, status="passed", position=problem.position,
         solution=solution, completion=task.split_solution(problem.doc, solution),
@@ -30,9 +36,7 @@ def evaluate_sample(task: Task, problem: Problem, index: int, solution: str, exe
         return record
     started = time.perf_counter()
     record.reference = task.get_reference(problem.doc)
-    from pytest_codeeval.metrics import score_sample
-
-    record.scores = score_sample(task, solution, record.reference, problem.doc)
+    record.scores = task.score(solution, record.reference, problem.doc, resources)
     record.detail = "scored"
     record.duration = time.perf_counter() - started
     return record

@@ -40,13 +40,14 @@ class Results:
         counts.update(r.status for r in self.records.values())
         return counts
 
-    def by_task(self, metric_names_of: Any, ks: tuple[int, ...]) -> dict[str, TaskResult]:
+    def by_task(self, entry_of: Any, ks: tuple[int, ...]) -> dict[str, TaskResult]:
         """Per task, problems in dataset order with their records in sample order, and the task's metrics."""
         grouped: dict[str, dict[str, list[SampleRecord]]] = {}
         for record in sorted(self.records.values(), key=lambda r: (r.task, r.position, r.index)):
             grouped.setdefault(record.task, {}).setdefault(record.problem, []).append(record)
         results = {}
         for task, problems in sorted(grouped.items()):
-            names = tuple(metric_names_of(task))
-            results[task] = TaskResult(task, names, problems, task_metrics(names, problems, ks))
+            entry = entry_of(task)  # the registry's TaskEntry: metric names and their aggregations
+            names = tuple(entry.metrics)
+            results[task] = TaskResult(task, names, problems, task_metrics(names, problems, ks, dict(entry.aggregations)))
         return results

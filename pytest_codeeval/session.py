@@ -111,10 +111,10 @@ class CodeevalSession:
         self._prepared = True
         self.source.prepare(keys, self.task, self.problem)
 
-    def evaluate(self, problem: Problem, index: int) -> SampleRecord:
+    def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         task = self.task(problem.task)
         solution = self.source.solution(task, problem, index)
-        return evaluate_sample(task, problem, index, solution, self.executor, self.settings.timeout)
+        return evaluate_sample(task, problem, index, solution, self.executor, self.settings.timeout, resources)
 
     def executor(self, task: Task) -> Any:
         from pytest_codeeval.sandbox import get_executor

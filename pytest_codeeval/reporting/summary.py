@@ -39,14 +39,14 @@ def header_lines(cs: CodeevalSession) -> list[str]:
     return lines
 
 
-def _metric_names(cs: CodeevalSession, task: str) -> tuple[str, ...]:
-    return cs.registry.entry(task).metrics
+def _entry(cs: CodeevalSession, task: str) -> Any:
+    return cs.registry.entry(task)
 
 
 def finish(cs: CodeevalSession, session: pytest.Session) -> None:
     """All results are in: compute metrics, then the gates (a failed gate counts as a failure, like pytest-cov)."""
     cs.finished = time.time()
-    cs.task_results = cs.results.by_task(lambda t: _metric_names(cs, t), cs.settings.k)
+    cs.task_results = cs.results.by_task(lambda t: _entry(cs, t), cs.settings.k)
     cs.intervals = intervals(cs.task_results)
     cs.gates = run_gates(cs, cs.task_results)
     cs.gate_lines = cs.gates.lines()
@@ -80,7 +80,7 @@ def run_gates(cs: CodeevalSession, tasks: dict[str, Any]) -> Any:
 
 def _task_results(cs: CodeevalSession) -> dict[str, Any]:
     if getattr(cs, "task_results", None) is None:  # interrupted before the loop ended: report what we have
-        cs.task_results = cs.results.by_task(lambda t: _metric_names(cs, t), cs.settings.k)
+        cs.task_results = cs.results.by_task(lambda t: _entry(cs, t), cs.settings.k)
     return cs.task_results
 
 

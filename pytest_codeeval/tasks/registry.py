@@ -18,6 +18,18 @@ class TaskEntry:
     metrics: tuple[str, ...] = ("pass@k",)
     size: int | None = None
     description: str = ""
+    aggregations: tuple[tuple[str, str], ...] = ()  # (metric, "mean" | "median") for per-sample scores
+
+
+def _defined_in(task_cls: type[Task]) -> str:
+    if task_cls.__module__.startswith("pytest_codeeval."):
+        return "builtin"
+    import inspect
+
+    try:
+        return inspect.getsourcefile(task_cls) or task_cls.__module__
+    except TypeError:
+        return task_cls.__module__
 
 
 class TaskRegistry:
@@ -33,13 +45,17 @@ class TaskRegistry:
             )
         self._entries[entry.name] = entry
 
-    def add(self, task_cls: type[Task], source: str = "builtin", name: str | None = None) -> type[Task]:
-        """Register a Task subclass; usable as a decorator. The class is instantiated only when it is run."""
+    def add(self, task_cls: type[Task], source: str | None = None, name: str | None = None) -> type[Task]:
+        """Register a Task subclass. The class is instantiated only when one of its samples runs.
+
+        `source` (shown by --codeeval-list-tasks) defaults to the file that defines the class."""
         task_name = name or task_cls.name
+        source = source or _defined_in(task_cls)
         if not task_name:
             raise CodeevalError(f"task class {task_cls.__qualname__} has no `name`; set name = '...' on the class")
         self.add_entry(
-            TaskEntry(task_name, task_cls, source, tuple(task_cls.metrics), task_cls.size, task_cls.description)
+            TaskEntry(task_name, task_cls, source, tuple(task_cls.metrics), task_cls.size, task_cls.description,
+                      tuple(getattr(task_cls, "aggregations", {}).items()))
         )
         return task_cls
 
