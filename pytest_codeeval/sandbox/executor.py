@@ -18,6 +18,13 @@ SANDBOX_LEVELS = ("strict", "network", "basic")
 REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote itself is presumed hung
 
 
+def zygote_environment() -> dict[str, str]:
+    """The zygote starts with almost nothing: a forked sample can read the environment block it was started
+    with (/proc/self/environ), whatever the sample's own os.environ says."""
+    keep = ("PATH", "HOME", "LANG", "PYTHONPATH")
+    return {k: os.environ[k] for k in keep if k in os.environ}
+
+
 class ZygoteExecutor:
     def __init__(self, level: str) -> None:
         if level not in SANDBOX_LEVELS:
@@ -31,6 +38,7 @@ class ZygoteExecutor:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "pytest_codeeval.sandbox.zygote", self.level],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
+                env=zygote_environment(),
             )
             hello = self._receive(60.0)
             if hello is None or "layers" not in hello:

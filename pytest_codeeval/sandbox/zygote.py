@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
+import pwd
 import selectors
 import shutil
 import signal
@@ -151,7 +152,8 @@ class Zygote:
         cpu = rusage.ru_utime + rusage.ru_stime
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        cpu_limited = sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= 0.95 * limits["cpu_seconds"]
+        # SIGXCPU comes from the soft CPU limit (rusage may lag it under load); SIGKILL from the hard one.
+        cpu_limited = sig == signal.SIGXCPU or sig == signal.SIGKILL and cpu >= 0.95 * limits["cpu_seconds"]
         machinery_error = None
         if not done.startswith(b"R") and not timed_out:
             machinery_error = f"sample process setup failed (status {exit_code if exit_code != SETUP_FAILED else 'setup'}): {err.text()[-500:]}"
@@ -274,7 +276,7 @@ def _filesystem() -> dict[str, str]:
         if os.path.isdir(directory):
             isolation.private_tmpfs(directory)
     layers["private /tmp"] = "on (tmpfs, wiped after each sample)"
-    home = os.path.expanduser("~")
+    home = pwd.getpwuid(os.getuid()).pw_dir  # the real home, whatever HOME says (pytester moves HOME)
     try:
         kept = isolation.hide_home(home, isolation.exposed_paths(), "/tmp/.codeeval-stage") if home != "/" else []
         layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(kept)})" if kept else ")")
