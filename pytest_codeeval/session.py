@@ -15,6 +15,7 @@ import pytest
 from pytest_codeeval.collect import CodeevalRoot, SampleItem
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.execution import evaluate_sample
+from pytest_codeeval.gating import Baseline, read_baseline
 from pytest_codeeval.records import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.reporting import summary
 from pytest_codeeval.results import Results
@@ -50,13 +51,11 @@ class CodeevalSession:
                 self._tmpdir = tempfile.TemporaryDirectory(prefix="codeeval-")
                 self.source.store_path = Path(self._tmpdir.name, "solutions.json")
 
-    def _load_baseline(self) -> dict[str, Any] | None:
-        """Read before anything runs: a bad baseline is a usage error, not a surprise after an hour of generation."""
+    def _load_baseline(self) -> Baseline | None:
+        """Read before anything runs, so the header can say at once that it is unusable; the run still goes on."""
         if self.is_worker or self.settings.baseline is None:
             return None
-        from pytest_codeeval.gating import load_baseline
-
-        return load_baseline(self.settings.baseline)
+        return read_baseline(self.settings.baseline)
 
     def _cache_dir(self) -> Path | None:
         if self.settings.cache_dir:
@@ -185,10 +184,11 @@ class CodeevalSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        summary.write_reports(self, session)
+        gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        if only_samples_failed and not self.settings.strict:
+        if only_samples_failed and not gates_failed and not self.settings.strict:
             session.exitstatus = pytest.ExitCode.OK
+        summary.write_reports(self, session)  # after the exit status is final: the report records it
 
     def pytest_unconfigure(self) -> None:
         if self._tmpdir is not None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.gating import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions
 
 DEFAULT_K = (1, 10, 100)
@@ -40,8 +41,8 @@ class Settings:
     markdown: Path | None
     html: Path | None
     baseline: Path | None
-    fail_under: tuple[str, ...]
-    max_regression: tuple[str, ...]
+    fail_under: tuple[Spec, ...]
+    max_regression: tuple[Spec, ...]
     alpha: float
     cache_dir: Path | None
     regenerate: bool
@@ -122,7 +123,9 @@ def read_settings(config: pytest.Config) -> Settings:
     task_paths = tuple(Path(p) for p in (opt("codeeval_task_path") or ())) + tuple(
         Path(config.rootpath, p) for p in config.getini("codeeval_task_path")
     )
-    fail_under = tuple(opt("codeeval_fail_under") or ()) + tuple(config.getini("codeeval_fail_under"))
+    fail_under = parse_specs(opt("codeeval_fail_under") or (), "--codeeval-fail-under") + parse_specs(
+        config.getini("codeeval_fail_under"), "codeeval_fail_under"
+    )
     settings = Settings(
         model=opt("codeeval_model"),
         load_generations=_path(opt("codeeval_load_generations")),
@@ -138,8 +141,8 @@ def read_settings(config: pytest.Config) -> Settings:
         markdown=_path(opt("codeeval_markdown")),
         html=_path(opt("codeeval_html")),
         baseline=_path(opt("codeeval_baseline")),
-        fail_under=fail_under,
-        max_regression=tuple(opt("codeeval_max_regression") or ()),
+        fail_under=tuple(fail_under),
+        max_regression=tuple(parse_specs(opt("codeeval_max_regression") or (), "--codeeval-max-regression")),
         alpha=opt("codeeval_alpha"),
         cache_dir=_path(opt("codeeval_cache_dir")),
         regenerate=opt("codeeval_regenerate"),
@@ -147,11 +150,6 @@ def read_settings(config: pytest.Config) -> Settings:
         model_options=model_options,
         list_tasks=opt("codeeval_list_tasks"),
     )
-    if settings.fail_under or settings.max_regression:
-        from pytest_codeeval.gating import parse_specs
-
-        parse_specs(settings.fail_under, "--codeeval-fail-under")
-        parse_specs(settings.max_regression, "--codeeval-max-regression")
     if not 0 < settings.alpha < 1:
         raise CodeevalError(f"--codeeval-alpha={settings.alpha}: expected a significance level between 0 and 1, e.g. 0.05")
     if settings.model and settings.load_generations:

@@ -3,12 +3,15 @@ browser), and JUnit XML with the task and problem of every test case."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 from helpers import canonical, first_ids, write_jsonl
+
+from pytest_codeeval.reporting.markdown import render_markdown
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -30,6 +33,21 @@ def test_markdown_summary(pytester: pytest.Pytester) -> None:
     assert "- ✅ humaneval pass@1 = 0.917 >= 0.5" in text
 
 
+def test_markdown_caps_flips_and_keeps_the_table_intact() -> None:
+    worse = [f"P|{i}" for i in range(40)]
+    comparison = {"baseline": 0.9, "current": 0.5, "delta": -0.4, "problems": 40, "tolerance": 0.02, "p_value": 1e-12,
+                  "test": "exact sign test (McNemar)", "regressed": True, "regressed_problems": worse, "improved_problems": []}
+    text = render_markdown({
+        "config": {"model": "m"}, "versions": {"pytest-codeeval": "0"}, "run": {"seconds": 1, "statuses": {"passed": 20}},
+        "tasks": {"t": {"metrics": {"pass@1": 0.5}, "intervals": {"pass@1": [0.35, 0.65]}, "n_problems": 40, "n_samples": 40}},
+        "gates": {"passed": False, "results": [{"passed": False, "message": "t pass@1 0.500 vs baseline 0.900 <dropped>"}]},
+        "baseline": {"path": "/ci/main-report.json", "created": None, "tasks": {"t": {"pass@1": comparison}}},
+    })
+    assert "| t | 40 | 40 | pass@1 | 0.500 [0.350, 0.650] | 0.900 | -0.400 ❌ | 1e-12 |" in text
+    assert "- ❌ t pass@1 0.500 vs baseline 0.900 &lt;dropped>" in text and "Baseline: `main-report.json`" in text
+    assert "40 problems got worse, 0 got better" in text and "`P|24` and 15 more" in text and "`P|25`" not in text
+
+
 def test_html_is_self_contained_and_escaped(pytester: pytest.Pytester) -> None:
     make_run(pytester, "--codeeval-html=report.html")
     html = (pytester.path / "report.html").read_text()
@@ -37,6 +55,17 @@ def test_html_is_self_contained_and_escaped(pytester: pytest.Pytester) -> None:
     assert "http://" not in html and "https://" not in html  # nothing loaded from the network
     assert html.count('class="cell"') == 6 and html.count('class="sample"') == 7
     assert 'data-problem="HumanEval/0"' in html and "hsl(60, 70%, 45%)" in html  # half of HumanEval/0's samples pass
+
+
+def test_html_shows_gates_and_marks_problems_worse_than_the_baseline(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester.path / "base.jsonl", [{"task_id": tid, "completion": canonical(tid)} for tid in first_ids(6)])
+    base = pytester.runpytest("--codeeval-load-generations=base.jsonl", "--codeeval-tasks=humaneval", "--codeeval-report=base.json")
+    assert base.ret == 0
+    make_run(pytester, "--codeeval-html=report.html", "--codeeval-baseline=base.json", "--codeeval-fail-under=pass@1=0.99")
+    html = (pytester.path / "report.html").read_text()
+    assert html.count('data-regressed="1"') == 1 and 'data-problem="HumanEval/0" data-regressed="1"' in html
+    assert '<li class="gate-bad">✗ humaneval pass@1 = 0.917 &lt; 0.99</li>' in html
+    assert '<li class="gate-ok">✓ humaneval pass@1 0.917 vs baseline 1.000 (-0.083, p=0.5)</li>' in html
 
 
 def chromium() -> str | None:
@@ -50,6 +79,7 @@ def test_html_renders_and_searches_in_a_headless_browser(pytester: pytest.Pytest
     flags = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + str(pytester.path / "profile")]
     dom = subprocess.run([*flags, "--dump-dom", page + "#q=failed%20HumanEval/0"], capture_output=True, text=True, timeout=120).stdout
     assert 'data-shown="1"' in dom and "1 of 7 samples" in dom  # the search ran and kept the one failing sample
+    assert len(re.findall(r'<details class="sample"[^>]* open=""', dom)) == 1  # and opened it
     assert "<title>pytest-codeeval: s.jsonl</title>" in dom  # the hostile sample's script did not run
     shot = pytester.path / "shot.png"
     subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1200,900", page], capture_output=True, timeout=120)

@@ -10,14 +10,16 @@ OUTPUT_CAP = 4000  # characters of each sample's output shown
 
 
 def render_html(report: dict[str, Any]) -> str:
-    from jinja2 import Environment, PackageLoader, select_autoescape
+    from jinja2 import Environment, PackageLoader
 
-    env = Environment(loader=PackageLoader("pytest_codeeval.reporting", "templates"), autoescape=select_autoescape(default=True))
-    config = report.get("config", {})
-    statuses = ", ".join(f"{v} {k}" for k, v in (report.get("run") or {}).get("statuses", {}).items())
+    env = Environment(loader=PackageLoader("pytest_codeeval.reporting", "templates"), autoescape=True)
+    config = report.get("config") or {}
+    statuses = ", ".join(f"{v} {k}" for k, v in ((report.get("run") or {}).get("statuses") or {}).items())
+    comparison = (report.get("baseline") or {}).get("tasks") or {}
+    regressed = {task: {p for c in metrics.values() for p in c["regressed_problems"]} for task, metrics in comparison.items()}
     return env.get_template("report.html.j2").render(
         report=report, title=config.get("model") or config.get("load_generations") or "run", statuses=statuses,
-        comparison=(report.get("baseline") or {}).get("tasks") or {}, output_cap=OUTPUT_CAP,
+        comparison=comparison, regressed=regressed, output_cap=OUTPUT_CAP,
     )
 
 

@@ -1,49 +1,73 @@
-"""The Markdown summary: what a pull-request comment or $GITHUB_STEP_SUMMARY should say, built from the JSON report."""
+"""The Markdown summary: what a pull-request comment or $GITHUB_STEP_SUMMARY should say, built from the JSON report.
+
+Short by design: one table, the gates' verdicts, and the problems that flipped in collapsed lists (capped, the
+JSON and HTML reports have them all). Names come from datasets and are escaped so they cannot break the table."""
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
-MAX_FLIPS_LISTED = 15
+MAX_FLIPS_LISTED = 25
 
 
-def _metric_cell(value: float, interval: list[float] | None) -> str:
+def _cell(text: Any) -> str:
+    """Text on one line of a table or list: a pipe or a newline would end it, a `<` could open raw HTML."""
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _code(text: str) -> str:
+    """An id as inline code, whatever backticks it holds."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _metric(value: float, interval: list[float] | None) -> str:
     return f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
 def _flips(names: list[str]) -> str:
-    shown = ", ".join(f"`{n}`" for n in names[:MAX_FLIPS_LISTED])
-    return shown + (f" and {len(names) - MAX_FLIPS_LISTED} more" if len(names) > MAX_FLIPS_LISTED else "") if names else "none"
+    if not names:
+        return "none"
+    shown = ", ".join(_code(n) for n in names[:MAX_FLIPS_LISTED])
+    more = len(names) - MAX_FLIPS_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    config = report.get("config", {})
+    config = report.get("config") or {}
     gates = report.get("gates") or {}
+    baseline = report.get("baseline") or {}
+    comparison = baseline.get("tasks") or {}
     verdict = "" if not gates else (" — gates passed ✅" if gates.get("passed") else " — gates FAILED ❌")
-    lines = [f"## pytest-codeeval: {config.get('model') or config.get('load_generations')}{verdict}", ""]
-    comparison = (report.get("baseline") or {}).get("tasks") or {}
+    title = config.get("model") or config.get("load_generations") or "run"
+    lines = [f"## pytest-codeeval: {_cell(title)}{verdict}", ""]
     header = "| task | problems | samples | metric | value [95% CI] |" + (" baseline | delta | p |" if comparison else "")
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     for name, task in report["tasks"].items():
         for metric, value in task["metrics"].items():
-            row = f"| {name} | {task['n_problems']} | {task['n_samples']} | {metric} | {_metric_cell(value, task.get('intervals', {}).get(metric))} |"
+            row = (f"| {_cell(name)} | {task['n_problems']} | {task['n_samples']} | {_cell(metric)} | "
+                   f"{_metric(value, (task.get('intervals') or {}).get(metric))} |")
             if comparison:
                 c = comparison.get(name, {}).get(metric)
-                row += f" {c['baseline']:.3f} | {c['delta']:+.3f}{' ⚠️' if c['regressed'] else ''} | {c['p_value']:.3g} |" if c else " – | – | – |"
+                row += (f" {c['baseline']:.3f} | {c['delta']:+.3f}{' ❌' if c['regressed'] else ''} | {c['p_value']:.3g} |"
+                        if c else " – | – | – |")
             lines.append(row)
     if gates:
         lines += ["", "### Gates", ""]
-        lines += [f"- {'✅' if c['passed'] else '❌'} {c['message']}" for c in gates.get("checks", [])]
-        lines += [f"- ❌ {e}" for e in gates.get("errors", [])]
+        lines += [f"- {'✅' if r['passed'] else '❌'} {_cell(r['message'])}" for r in gates.get("results", [])]
+    if baseline:
+        lines += ["", f"Baseline: `{Path(baseline['path']).name}`" + (f" ({baseline['created']})" if baseline.get("created") else "")
+                  + "; one-sided paired tests on the problems both runs have."]
     for name, metrics in comparison.items():
         for metric, c in metrics.items():
             if c["regressed_problems"] or c["improved_problems"]:
-                lines += ["", f"<details><summary>{name} {metric}: {len(c['regressed_problems'])} problems got worse, "
+                lines += ["", f"<details><summary>{escape(name)} {escape(metric)}: {len(c['regressed_problems'])} problems got worse, "
                           f"{len(c['improved_problems'])} got better</summary>", "",
-                          f"- worse: {_flips(c['regressed_problems'])}", f"- better: {_flips(c['improved_problems'])}", "", "</details>"]
-    run = report.get("run", {})
-    statuses = ", ".join(f"{v} {k}" for k, v in run.get("statuses", {}).items())
+                          f"- worse: {_flips(c['regressed_problems'])}", f"- better: {_flips(c['improved_problems'])}",
+                          "", "</details>"]
+    run = report.get("run") or {}
+    statuses = ", ".join(f"{v} {k}" for k, v in (run.get("statuses") or {}).items())
     lines += ["", f"<sub>{statuses}; {run.get('seconds', 0):.0f} s; sandbox {(report.get('sandbox') or {}).get('level')}; "
               f"pytest-codeeval {report['versions'].get('pytest-codeeval')}</sub>", ""]
     return "\n".join(lines)

@@ -6,14 +6,18 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_codeeval.gating import run_gates
+from pytest_codeeval.records import SampleRecord
 from pytest_codeeval.reporting.json_report import build_report, write_json
 from pytest_codeeval.reporting.terminal import run_line, summary_lines
 
 if TYPE_CHECKING:
+    from pytest_codeeval.results import TaskResult
     from pytest_codeeval.session import CodeevalSession
 
 MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
@@ -36,6 +40,12 @@ def header_lines(cs: CodeevalSession) -> list[str]:
     lines.append(f"codeeval sandbox: {s.sandbox}: {', '.join(on) or 'no layers'}")
     if off:
         lines.append(f"codeeval sandbox: not available: {'; '.join(off)}")
+    baseline = cs.baseline
+    if baseline is not None and baseline.error:
+        lines.append(f"codeeval baseline: {baseline.error} (the run goes on and writes its reports; the baseline gate will fail)")
+    elif baseline is not None:
+        sizes = ", ".join(f"{name} ({len(problems)} problems)" for name, problems in baseline.tasks.items())
+        lines.append(f"codeeval baseline: {baseline.path} from {baseline.created}: {sizes or 'no tasks'}")
     return lines
 
 
@@ -44,38 +54,34 @@ def _entry(cs: CodeevalSession, task: str) -> Any:
 
 
 def finish(cs: CodeevalSession, session: pytest.Session) -> None:
-    """All results are in: compute metrics, then the gates (a failed gate counts as a failure, like pytest-cov)."""
+    """All results are in: metrics, intervals, then the gates (a failed gate counts as a failure, like pytest-cov)."""
     cs.finished = time.time()
     cs.task_results = cs.results.by_task(lambda t: _entry(cs, t), cs.settings.k)
-    cs.intervals = intervals(cs.task_results)
-    cs.gates = run_gates(cs, cs.task_results)
-    cs.gate_lines = cs.gates.lines()
-    if cs.gates.failed:
-        session.testsfailed += 1
-
-
-def intervals(tasks: dict[str, Any]) -> dict[str, dict[str, tuple[float, float]]]:
-    from pytest_codeeval.metrics.stats import bootstrap_interval, per_problem_values
-
-    found: dict[str, dict[str, tuple[float, float]]] = {}
-    for name, result in tasks.items():
-        for metric in result.metrics:
-            values = per_problem_values(metric, result.problems)
-            if values:
-                found.setdefault(name, {})[metric] = bootstrap_interval(list(values.values()))
-    return found
-
-
-def run_gates(cs: CodeevalSession, tasks: dict[str, Any]) -> Any:
-    from pytest_codeeval import gating
-
+    if session.config.option.collectonly:  # nothing ran: there is nothing to gate
+        return
+    cs.intervals = intervals(cs, cs.task_results)
     s = cs.settings
-    outcome = gating.GateOutcome()
-    gating.check_thresholds(gating.parse_specs(s.fail_under, "--codeeval-fail-under"), tasks, outcome)
-    if cs.baseline is not None:
-        tolerances = gating.parse_specs(s.max_regression, "--codeeval-max-regression")
-        gating.compare_to_baseline(cs.baseline, tasks, tolerances, s.alpha, outcome)
-    return outcome
+    cs.gates = run_gates(s.fail_under, s.max_regression, cs.baseline, s.alpha, cs.task_results, lambda t: metric_fn(cs, t))
+    if cs.gates is not None:
+        cs.gate_lines = cs.gates.lines()
+        if cs.gates.failed:
+            session.testsfailed += 1
+            cs.gates_failed = True
+
+
+def metric_fn(cs: CodeevalSession, task: str) -> Callable[[Mapping[str, Sequence[SampleRecord]]], dict[str, float]]:
+    """The task's metrics as a function of its problems: what intervals and the paired test recompute."""
+    from pytest_codeeval.metrics import task_metrics
+
+    entry = _entry(cs, task)
+    aggregations = dict(entry.aggregations)
+    return lambda problems: task_metrics(entry.metrics, problems, cs.settings.k, aggregations)
+
+
+def intervals(cs: CodeevalSession, tasks: Mapping[str, TaskResult]) -> dict[str, dict[str, tuple[float, float]]]:
+    from pytest_codeeval.metrics.stats import bootstrap_intervals
+
+    return {name: bootstrap_intervals(result.problems, metric_fn(cs, name)) for name, result in tasks.items()}
 
 
 def _task_results(cs: CodeevalSession) -> dict[str, Any]:
@@ -141,8 +147,8 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
         tasks, s.describe(), cs.source.report(), sandbox_info(cs),
         {"seconds": round(getattr(cs, "finished", time.time()) - cs.started, 3),
          "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus)},
-        intervals=getattr(cs, "intervals", None), gates=gates.to_dict() if gates and (gates.checks or gates.errors) else None,
-        baseline={"path": str(s.baseline), "tasks": gates.comparison} if gates and gates.comparison is not None else None,
+        intervals=getattr(cs, "intervals", None), gates=gates.to_dict() if gates else None,
+        baseline=gates.comparison if gates else None,
     )
     if s.report:
         write_json(s.report, report)
