@@ -3,6 +3,7 @@
 In-process pytester runs restore `sys.modules` afterwards; extension modules (numpy) cannot be imported twice
 in one process, so everything the plugin imports lazily is imported here, once, before any inner run."""
 
+import jinja2  # noqa: F401  (markupsafe's C speedups: the HTML report)
 import numpy  # noqa: F401
 
 import pytest_codeeval.sandbox  # noqa: F401

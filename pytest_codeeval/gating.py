@@ -160,20 +160,20 @@ def check_thresholds(specs: Sequence[Spec], tasks: Mapping[str, TaskResult]) -> 
     results = []
     for spec in specs:
         if spec.task and spec.task not in tasks:
-            results.append(GateResult("fail_under", False, f"{spec}: task {spec.task!r} did not run (ran: {', '.join(tasks) or 'none'})",
-                                      spec.task, spec.metric, None, spec.value))
+            message = f"{spec}: task {spec.task!r} did not run (ran: {', '.join(tasks) or 'none'})"
+            results.append(GateResult("fail_under", False, message, spec.task, spec.metric, None, spec.value))
             continue
         names = [spec.task] if spec.task else list(tasks)
         measured = [(n, tasks[n].metrics[spec.metric]) for n in names if spec.metric in tasks[n].metrics]
         if not measured:
-            known = sorted({m for n in names for m in tasks[n].metrics})
+            known = ", ".join(sorted({m for n in names for m in tasks[n].metrics})) or "none"
             what = f"task {spec.task!r} has no metric" if spec.task else "no task has metric"
-            results.append(GateResult("fail_under", False, f"{spec}: {what} {spec.metric!r} (metrics: {', '.join(known) or 'none'})",
-                                      spec.task, spec.metric, None, spec.value))
+            message = f"{spec}: {what} {spec.metric!r} (metrics: {known})"
+            results.append(GateResult("fail_under", False, message, spec.task, spec.metric, None, spec.value))
         for name, value in measured:
             ok = value >= spec.value
-            results.append(GateResult("fail_under", ok, f"{name} {spec.metric} = {value:.3f} {'>=' if ok else '<'} {spec.value:g}",
-                                      name, spec.metric, value, spec.value))
+            message = f"{name} {spec.metric} = {value:.3f} {'>=' if ok else '<'} {spec.value:g}"
+            results.append(GateResult("fail_under", ok, message, name, spec.metric, value, spec.value))
     return results
 
 
@@ -206,13 +206,14 @@ def compare_to_baseline(
     results = []
     common = [name for name in tasks if name in baseline.tasks]
     if not common:
-        return section, [GateResult("baseline", False, f"--codeeval-baseline={baseline.path}: no task of this run is in "
-                                    f"the baseline (baseline: {', '.join(baseline.tasks) or 'none'}; this run: {', '.join(tasks) or 'none'})")]
+        message = (f"--codeeval-baseline={baseline.path}: no task of this run is in the baseline "
+                   f"(baseline: {', '.join(baseline.tasks) or 'none'}; this run: {', '.join(tasks) or 'none'})")
+        return section, [GateResult("baseline", False, message)]
     for name in common:
         comparisons = paired_comparison(baseline.tasks[name], tasks[name].problems, compute_of(name))
         if not comparisons:
-            results.append(GateResult("baseline", False, f"{name}: no problem and metric in common with the baseline "
-                                      f"{baseline.path}", name))
+            message = f"{name}: no problem and metric in common with the baseline {baseline.path}"
+            results.append(GateResult("baseline", False, message, name))
             continue
         for metric, c in comparisons.items():
             allowed = tolerance(tolerances, name, metric)
@@ -229,9 +230,10 @@ def compare_to_baseline(
             results.append(GateResult("baseline", not regressed, message, name, metric, c.current, allowed))
     compared = {(n, m) for n, ms in section["tasks"].items() for m in ms}
     for spec in tolerances:
-        if not any((spec.task in (None, n)) and spec.metric == m for n, m in compared):
-            results.append(GateResult("baseline", False, f"{spec}: no such task and metric compared with the baseline "
-                                      f"(compared: {', '.join(sorted(f'{n}:{m}' for n, m in compared))})", spec.task, spec.metric))
+        if not any(spec.task in (None, n) and spec.metric == m for n, m in compared):
+            listed = ", ".join(sorted(f"{n}:{m}" for n, m in compared))
+            message = f"{spec}: no such task and metric compared with the baseline (compared: {listed})"
+            results.append(GateResult("baseline", False, message, spec.task, spec.metric))
     return section, results
 
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from helpers import canonical, first_ids, write_jsonl
@@ -93,3 +94,12 @@ def test_junit_xml_has_task_and_problem_properties(pytester: pytest.Pytester) ->
     assert len(props) == 7
     sample = next(p for p in props.values() if p["codeeval_problem"] == "HumanEval/3")
     assert sample == {"codeeval_task": "humaneval", "codeeval_problem": "HumanEval/3", "codeeval_sample": "0", "codeeval_status": "passed"}
+
+
+def test_documented_options_exist() -> None:
+    """docs/ci.md and docs/gates-and-reports.md only use options the plugin declares."""
+    root = Path(__file__).resolve().parents[1]
+    declared = set(re.findall(r'add\("(--codeeval-[a-z0-9-]+)"', (root / "pytest_codeeval" / "plugin.py").read_text()))
+    for doc in ("ci.md", "gates-and-reports.md"):
+        used = set(re.findall(r"--codeeval-[a-z0-9-]*[a-z0-9]", (root / "docs" / doc).read_text()))
+        assert used and used <= declared, (doc, used - declared)

@@ -17,6 +17,7 @@ from pytest_codeeval.generation.prompts import format_prompt
 
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 STOP_TAIL_TOKENS = 24  # tokens decoded at each step to look for a stop word
+AUTO_BATCH = 64  # rows per batch unless --codeeval-batch-size says otherwise
 
 
 def row_seed(seed: int, request: GenerationRequest) -> int:
@@ -97,7 +98,7 @@ class TransformersBackend:
         texts = {id(r): format_prompt(r.prompt, settings, self.tokenizer) for r in requests}
         encoded = {id(r): self.tokenizer(texts[id(r)])["input_ids"] for r in requests}
         ordered = sorted(requests, key=lambda r: len(encoded[id(r)]))
-        size = settings.batch_size or (64 if self.device.type == "cuda" else 16)
+        size = settings.batch_size or AUTO_BATCH  # one long tail per batch: bigger batches share it
         for start in range(0, len(ordered), size):
             chunk = ordered[start : start + size]
             rows = [encoded[id(r)] for r in chunk]

@@ -97,7 +97,7 @@ def bootstrap_intervals(problems: Problems, compute: Compute, level: float = LEV
         return {m: (v, v) for m, v in totals.items()}
     pp = per_problem(problems, compute, totals)
     draws: dict[str, list[np.ndarray]] = {m: [] for m in totals}
-    for rows in _bootstrap_rows(len(pp.ids), RESAMPLES):
+    for rows in _bootstrap_rows(len(pp.ids), RESAMPLES if pp.means else 0):
         for m in pp.means:
             draws[m].append(pp.values[m][rows].mean(axis=1))
     slow = [m for m in totals if m not in pp.means]

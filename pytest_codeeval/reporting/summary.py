@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_codeeval.gating import run_gates
+from pytest_codeeval.metrics import task_metrics
 from pytest_codeeval.records import SampleRecord
 from pytest_codeeval.reporting.json_report import build_report, write_json
 from pytest_codeeval.reporting.terminal import run_line, summary_lines
@@ -71,8 +71,6 @@ def finish(cs: CodeevalSession, session: pytest.Session) -> None:
 
 def metric_fn(cs: CodeevalSession, task: str) -> Callable[[Mapping[str, Sequence[SampleRecord]]], dict[str, float]]:
     """The task's metrics as a function of its problems: what intervals and the paired test recompute."""
-    from pytest_codeeval.metrics import task_metrics
-
     entry = _entry(cs, task)
     aggregations = dict(entry.aggregations)
     return lambda problems: task_metrics(entry.metrics, problems, cs.settings.k, aggregations)
