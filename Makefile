@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml Makefile
 
 # The main job on the embedded default: the offline model on the first HumanEval problems, two workers.
 demo: setup
-	$(BIN)/python -m pytest --codeeval-model=smollm2-135m --codeeval-tasks=humaneval \
+	$(BIN)/python -m pytest codeeval --codeeval-model=smollm2-135m --codeeval-tasks=humaneval \
 		--codeeval-limit=$(DEMO_LIMIT) --codeeval-max-new-tokens=128 -n 2 \
 		--codeeval-report=demo-report.json --codeeval-html=demo-report.html
 
