@@ -45,6 +45,13 @@ def test_batching_across_problems_matches_one_at_a_time(tiny: dict[str, Path], a
     assert all(batched.values())
 
 
+def test_encoder_decoder_models_generate_reproducibly(tmp_path: Path) -> None:
+    model = build("t5", tmp_path / "t5")
+    first = run(model, requests(3, n_samples=2), max_new_tokens=8, n_samples=2, temperature=1.0)
+    again = run(model, requests(3, n_samples=2), max_new_tokens=8, n_samples=2, temperature=1.0, batch_size=1)
+    assert first == again and len(first) == 6 and all(first.values())
+
+
 def test_stop_words_end_each_row_on_its_own(tiny: dict[str, Path]) -> None:
     free = run(tiny["llama"], requests(4), max_new_tokens=30, batch_size=4)
     word = max((text[3:5] for text in free.values() if len(text) > 8), key=len)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers import problems
 
-ARCHITECTURES = ("llama", "gpt2", "starcoder2")
+ARCHITECTURES = ("llama", "gpt2", "starcoder2")  # causal; "t5" (encoder-decoder) is built on request
 
 
 def tiny_tokenizer():  # noqa: ANN201
@@ -25,7 +25,7 @@ def tiny_tokenizer():  # noqa: ANN201
 
 def build(arch: str, directory: Path) -> Path:
     import torch
-    from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, Starcoder2Config
+    from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, GPT2Config, LlamaConfig, Starcoder2Config, T5Config
 
     tokenizer = tiny_tokenizer()
     ids = {"vocab_size": len(tokenizer), "eos_token_id": tokenizer.eos_token_id, "pad_token_id": tokenizer.pad_token_id}
@@ -35,9 +35,10 @@ def build(arch: str, directory: Path) -> Path:
         "gpt2": lambda: GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=1024, bos_token_id=ids["eos_token_id"], **ids),
         "starcoder2": lambda: Starcoder2Config(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
                                                num_key_value_heads=2, max_position_embeddings=1024, **ids),
+        "t5": lambda: T5Config(d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=4, decoder_start_token_id=ids["pad_token_id"], **ids),
     }[arch]()
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config)
+    model = (AutoModelForSeq2SeqLM if arch == "t5" else AutoModelForCausalLM).from_config(config)
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
