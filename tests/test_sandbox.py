@@ -101,18 +101,19 @@ def test_segfault_and_memory_exhaustion_are_sample_failures() -> None:
 
 # -- isolation: host state after hostile programs ---------------------------------------------------------------------
 def test_canary_files_cannot_be_touched(canary: Path) -> None:
+    """The canary lives under the host's /tmp and the checkout may too: the sample sees neither as writable."""
+    outside = Path(__file__).resolve().parent / f"owned-{os.getpid()}.txt"
     program = (
         f"import os\n"
         f"for action in (lambda: open({str(canary)!r}, 'w').write('owned'), lambda: os.unlink({str(canary)!r}),\n"
-        f"               lambda: open({str(Path.cwd() / 'owned.txt')!r}, 'w').write('x')):\n"
-        f"    try:\n        action()\n    except OSError as exc:\n        print(type(exc).__name__)\n"
-        f"print(os.path.exists({str(canary)!r}))\n"
+        f"               lambda: open({str(outside)!r}, 'w').write('x')):\n"
+        f"    try:\n        action()\n        print('done')\n    except OSError:\n        print('blocked')\n"
     )
     outcome = judge(program)
     assert outcome.status == "passed"
-    assert outcome.output.split() == ["FileNotFoundError", "FileNotFoundError", "OSError", "False"]
+    assert outcome.output.split()[:2] == ["blocked", "blocked"]
     assert canary.read_text() == "intact"
-    assert not (Path.cwd() / "owned.txt").exists()
+    assert not outside.exists()  # blocked (read-only), or written to a private /tmp that vanished with the sample
 
 
 def test_secrets_are_invisible(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -107,33 +107,33 @@ def exposed_paths() -> list[str]:
     return sorted(paths)
 
 
-def hide_home(home: str, keep: list[str], staging: str) -> list[str]:
-    """Cover `home` (ssh keys, tokens, caches) with an empty tmpfs, re-exposing read-only the `keep` paths inside it.
-
-    Returns the paths re-exposed. Needs a writable `staging` directory outside `home`."""
-    inside = [p for p in keep if p == home or p.startswith(home.rstrip("/") + "/")]
-    inside = [p for p in inside if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in inside)]
-    staged = []
-    for i, path in enumerate(inside):
-        stage = os.path.join(staging, str(i))
-        os.makedirs(stage, exist_ok=True)
-        mount(path, stage, None, MS_BIND | MS_REC)
-        staged.append((stage, path))
-    mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
-    for stage, path in staged:
-        os.makedirs(path, exist_ok=True)
-        mount(stage, path, None, MS_MOVE)
-        mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        os.rmdir(stage)
-    mount(None, home, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    if os.path.isdir(staging):
-        os.rmdir(staging)
-    return [path for _, path in staged]
+def _inside(directory: str, paths: list[str]) -> list[str]:
+    """The outermost of `paths` that lie in `directory`."""
+    found = [p for p in paths if p == directory or p.startswith(directory.rstrip("/") + "/")]
+    return [p for p in found if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in found)]
 
 
-def private_tmpfs(path: str) -> None:
-    """A fresh, empty, world-writable tmpfs: a private /tmp (or /dev/shm) that no other process shares."""
-    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{TMPFS_SIZE},mode=1777")
+def cover(directory: str, keep: list[str], writable: bool) -> list[str]:
+    """Mount an empty tmpfs over `directory`, re-exposing read-only the `keep` paths that lie inside it.
+
+    Used for the home directory (ssh keys, tokens: covered read-only) and for /tmp, /dev/shm, /var/tmp
+    (private and writable), so that a virtualenv or checkout living there stays usable. The kept paths are
+    held by O_PATH descriptors while the tmpfs goes on top, then bound back. Returns them."""
+    inside = _inside(directory, keep)
+    handles = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in inside]
+    try:
+        options = f"{TMPFS_SIZE},mode=1777" if writable else "size=1m,mode=755"
+        mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, options)
+        for path, fd in handles:
+            os.makedirs(path, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+            mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        if not writable:
+            mount(None, directory, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    finally:
+        for _, fd in handles:
+            os.close(fd)
+    return inside
 
 
 def mount_proc() -> None:

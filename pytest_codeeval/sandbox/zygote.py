@@ -57,8 +57,9 @@ class Capture:
 
 
 class Zygote:
-    def __init__(self, namespaced: bool, uid: int | None, layers: dict[str, str]) -> None:
+    def __init__(self, namespaced: bool, uid: int | None, layers: dict[str, str], kept: list[str]) -> None:
         self.namespaced = namespaced
+        self.kept = kept  # interpreter paths bound read-only inside the private directories: never wiped
         self.uid = uid
         self.layers = layers
         self.scratch: str | None = None
@@ -192,11 +193,20 @@ class Zygote:
             return
         for directory in PRIVATE_DIRS:  # the private /tmp is private per sample, not just per worker
             if os.path.isdir(directory):
-                for entry in os.scandir(directory):
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
+                _wipe(directory, self.kept)
+
+
+def _wipe(directory: str, kept: list[str]) -> None:
+    """Empty a private directory, except the kept paths bound into it (and the directories leading to them)."""
+    for entry in os.scandir(directory):
+        if entry.path in kept:
+            continue
+        if any(k.startswith(entry.path + "/") for k in kept):
+            _wipe(entry.path, kept)
+        elif entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
 
 
 def _reap_all() -> None:
@@ -227,8 +237,8 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[str, str]]:
-    """Isolation for this level. Returns (namespaced, uid to run samples as, layer report)."""
+def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[str, str], list[str]]:
+    """Isolation for this level: (namespaced, uid to run samples as, layer report, paths kept in /tmp & co)."""
     layers: dict[str, str] = {}
     namespaced = False
     worker_uid = 60000 + os.getpid() % 5000  # a uid of this worker's own: RLIMIT_NPROC and kill() stay per worker
@@ -248,7 +258,8 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
             _, status = os.waitpid(pid, 0)
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
-        layers.update(_filesystem())
+        filesystem, kept = _filesystem()
+        layers.update(filesystem)
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
     uid = None
@@ -260,10 +271,13 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     layers["scrubbed environment"] = "on"
     layers["rlimits"] = "on (cpu, address space, file size, open files" + (", processes)" if uid is not None else ")")
     layers["own session, whole tree killed"] = "on (PID namespace)" if namespaced else "on (child subreaper)"
-    return namespaced, uid, layers
+    return namespaced, uid, layers, kept if namespaced else []
 
 
-def _filesystem() -> dict[str, str]:
+def _filesystem() -> tuple[dict[str, str], list[str]]:
+    """Read-only mounts, a private /proc, private temporary directories and a hidden home.
+
+    Returns the layer report and the interpreter's paths re-exposed inside the private directories."""
     layers = {}
     refused = isolation.remount_read_only()
     layers["read-only filesystem"] = "on" if not refused else f"{'off' if '/' in refused else 'partly on'} (refused: {', '.join(refused)})"
@@ -272,17 +286,19 @@ def _filesystem() -> dict[str, str]:
         layers["private /proc"] = "on"
     except OSError as exc:
         layers["private /proc"] = f"off ({exc})"
+    needed = isolation.exposed_paths()
+    kept: list[str] = []
     for directory in PRIVATE_DIRS:
         if os.path.isdir(directory):
-            isolation.private_tmpfs(directory)
+            kept += isolation.cover(directory, needed, writable=True)
     layers["private /tmp"] = "on (tmpfs, wiped after each sample)"
     home = pwd.getpwuid(os.getuid()).pw_dir  # the real home, whatever HOME says (pytester moves HOME)
     try:
-        kept = isolation.hide_home(home, isolation.exposed_paths(), "/tmp/.codeeval-stage") if home != "/" else []
-        layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(kept)})" if kept else ")")
+        hidden = isolation.cover(home, needed, writable=False) if home != "/" else []
+        layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(hidden)})" if hidden else ")")
     except OSError as exc:
         layers["home hidden"] = f"off ({exc})"
-    return layers
+    return layers, kept
 
 
 def main() -> None:
@@ -294,8 +310,8 @@ def main() -> None:
     isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # the executor's process died: so do we
     for name in PRELOAD:
         __import__(name)
-    namespaced, uid, layers = _setup(level, proto)
-    zygote = Zygote(namespaced, uid, layers)
+    namespaced, uid, layers, kept = _setup(level, proto)
+    zygote = Zygote(namespaced, uid, layers, kept)
     send(proto[1], {"layers": layers})
     while (msg := receive(proto[0])) is not None:
         try:
