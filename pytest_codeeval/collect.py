@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -33,13 +34,21 @@ class CodeevalRoot(pytest.Collector):
             raise self.CollectError(str(exc)) from None
         for name in names:
             if self.codeeval.task_may_be_selected(name):
-                yield TaskCollector.from_parent(self, name=name, codeeval=self.codeeval)
+                yield TaskCollector.from_parent(
+                    self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", codeeval=self.codeeval
+                )
 
 
-class TaskCollector(pytest.Collector):
+class TaskCollector(pytest.Module):
+    """One task. It is a pytest Module for fixtures' sake: a module-scoped fixture that a task's samples request
+    is set up once per task (per process) and torn down after its last sample, as for a test module."""
+
     def __init__(self, *, codeeval: CodeevalSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.codeeval = codeeval
+
+    def _getobj(self) -> ModuleType:
+        return ModuleType(f"codeeval.{self.name}")  # a task is no Python file: nothing to import
 
     def collect(self) -> Iterator[pytest.Collector]:
         try:
@@ -62,7 +71,10 @@ class ProblemCollector(pytest.Collector):
         for index in self.codeeval.source.sample_indices(task, self.problem):
             name = f"{SAMPLE_PREFIX}{index}"
             if self.codeeval.selected(f"{self.nodeid}::{name}"):
-                yield SampleItem.from_parent(self, name=name, problem=self.problem, index=index, codeeval=self.codeeval)
+                try:
+                    yield SampleItem.from_parent(self, name=name, problem=self.problem, index=index, codeeval=self.codeeval)
+                except CodeevalError as exc:
+                    raise self.CollectError(str(exc)) from None
 
 
 class SampleFailed(Exception):
@@ -90,6 +102,12 @@ class SampleItem(pytest.Item):
         if fixtures:
             self.add_marker(pytest.mark.usefixtures(*fixtures))
         self._fixtureinfo = self.session._fixturemanager.getfixtureinfo(node=self, func=None, cls=None)
+        missing = [f for f in fixtures if f not in self._fixtureinfo.name2fixturedefs]
+        if missing:
+            raise CodeevalError(
+                f"task {problem.task!r} requests fixture {', '.join(map(repr, missing))}, which is not defined: define it "
+                "in the conftest.py at the rootdir or in a plugin (a conftest.py in a subdirectory serves only its tests)"
+            )
         self.fixturenames = self._fixtureinfo.names_closure
         self.funcargs: dict[str, Any] = {}
         self._request = TopRequest(self, _ispytest=True)  # type: ignore[arg-type]

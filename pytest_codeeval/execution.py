@@ -37,6 +37,16 @@ def evaluate_sample(  # noqa: PLR0913
     started = time.perf_counter()
     record.reference = task.get_reference(problem.doc)
     record.scores = task.score(solution, record.reference, problem.doc, resources)
-    record.detail = "scored"
     record.duration = time.perf_counter() - started
+    record.output = f"answer:   {_clip(solution)}\nexpected: {_clip(record.reference)}"
+    # A match sample fails when it scores 0 on the task's first metric: a wrong answer, for -x, --lf and --codeeval-strict.
+    primary = next((m for m in task.metrics if m in record.scores), None)
+    if primary is not None and record.scores[primary] <= 0:
+        record.status, record.detail = "failed", f"wrong answer: {primary} = 0"
+    else:
+        record.detail = "scored"
     return record
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")

@@ -2,26 +2,31 @@
 per-sample scorers computed where the sample runs (stored on each record's `scores`).
 
 A task names its metrics: `pass@k`, `exact_match`, `precision`, `recall`, `f1`, `bleu` (or `bleu[TOKENIZER]`), a
-name registered here, or a user function attached to the task (YAML `!function`). Per-sample scores are
-aggregated per problem and then over problems, with the task's aggregation (mean unless it says median)."""
+name registered here, or a user function attached to the task (`Task.scorers`, YAML `!function`). Per-sample
+scores are aggregated per problem (mean over its samples) and then over problems with the task's aggregation:
+`mean` unless it names `median` or gives a function."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Collection, Mapping, Sequence
 from statistics import median
-from typing import Any
+from typing import Any, Union
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.metrics.match import bleu_tokenizer, corpus_bleu, exact_match, precision_recall_f1, sentence_bleu
 from pytest_codeeval.metrics.passk import pass_at_k
 from pytest_codeeval.records import SampleRecord
 
+Problems = Mapping[str, Sequence[SampleRecord]]
 # problems: {problem id: records in sample order}; returns {metric name: value}
-TaskMetric = Callable[[Mapping[str, Sequence[SampleRecord]], Sequence[int]], dict[str, float]]
-# (prediction, reference, doc) -> {score name: value}
-SampleScorer = Callable[[str, str, Mapping[str, Any]], dict[str, float]]
-AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {"mean": lambda v: sum(v) / len(v), "median": median}
+TaskMetric = Callable[[Problems, Sequence[int]], dict[str, float]]
+# (prediction, reference, doc, **options) -> {score name: value}
+SampleScorer = Callable[..., dict[str, float]]
+# a name in AGGREGATIONS, or a function of the per-problem values (lm-eval's `aggregation: !function ...`)
+Aggregation = Union[str, Callable[[Sequence[float]], float]]
 
+AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {"mean": lambda v: sum(v) / len(v), "median": median}
 TASK_METRICS: dict[str, TaskMetric] = {}
 SAMPLE_SCORERS: dict[str, SampleScorer] = {
     "exact_match": exact_match, "precision": precision_recall_f1, "recall": precision_recall_f1, "f1": precision_recall_f1,
@@ -32,11 +37,13 @@ def register_task_metric(name: str, fn: TaskMetric) -> None:
     TASK_METRICS[name] = fn
 
 
-def register_sample_scorer(name: str, fn: SampleScorer) -> None:
+def register_sample_scorer(name: str, fn: SampleScorer) -> SampleScorer:
+    """Make `name` usable in any task's `metrics`: fn(prediction, reference, doc) -> {name: value}."""
     SAMPLE_SCORERS[name] = fn
+    return fn
 
 
-def _pass_at_k(problems: Mapping[str, Sequence[SampleRecord]], ks: Sequence[int]) -> dict[str, float]:
+def _pass_at_k(problems: Problems, ks: Sequence[int]) -> dict[str, float]:
     counts = [(len(recs), sum(r.passed for r in recs)) for recs in problems.values() if recs]
     return pass_at_k(counts, ks) if counts else {}
 
@@ -44,15 +51,16 @@ def _pass_at_k(problems: Mapping[str, Sequence[SampleRecord]], ks: Sequence[int]
 register_task_metric("pass@k", _pass_at_k)
 
 
-def aggregate_scores(name: str, problems: Mapping[str, Sequence[SampleRecord]], how: str = "mean") -> dict[str, float]:
+def aggregate_scores(name: str, problems: Problems, how: Aggregation = "mean") -> dict[str, float]:
     """Per problem the mean over its samples, then `how` over problems (so every problem weighs the same)."""
     per_problem = [sum(v) / len(v) for recs in problems.values() if (v := [r.scores[name] for r in recs if name in r.scores])]
-    return {name: AGGREGATIONS[how](per_problem)} if per_problem else {}
+    if not per_problem:
+        return {}
+    return {name: float(AGGREGATIONS[how](per_problem) if isinstance(how, str) else how(per_problem))}
 
 
 def task_metrics(
-    metric_names: Sequence[str], problems: Mapping[str, Sequence[SampleRecord]], ks: Sequence[int],
-    aggregations: Mapping[str, str] | None = None,
+    metric_names: Sequence[str], problems: Problems, ks: Sequence[int], aggregations: Mapping[str, Aggregation] | None = None,
 ) -> dict[str, float]:
     values: dict[str, float] = {}
     for name in metric_names:
@@ -65,23 +73,62 @@ def task_metrics(
     return values
 
 
-def check_metric(name: str, task_scorers: Mapping[str, Any], where: str) -> None:
-    """Fail at registration, naming the task's file, rather than after the run."""
-    if name in TASK_METRICS or name in SAMPLE_SCORERS or name in task_scorers or bleu_tokenizer(name):
+def is_known(name: str, own: Collection[str] = ()) -> bool:
+    return name in TASK_METRICS or name in SAMPLE_SCORERS or name in own or bleu_tokenizer(name) is not None
+
+
+def check_metric(name: str, own: Collection[str], where: str) -> None:
+    """Fail at registration, naming the task and its file, rather than after the run."""
+    if is_known(name, own):
         return
     known = sorted({*TASK_METRICS, *SAMPLE_SCORERS, "bleu", "bleu[TOKENIZER]"})
-    raise CodeevalError(f"{where}: unknown metric {name!r}; known metrics: {', '.join(known)}, or a user function (!function module.fn)")
+    raise CodeevalError(
+        f"{where}: unknown metric {name!r}; known metrics: {', '.join(known)}, or a user function "
+        "(Task.scorers, YAML !function module.fn)"
+    )
+
+
+def check_aggregation(how: Any, where: str) -> None:
+    if not callable(how) and how not in AGGREGATIONS:
+        raise CodeevalError(f"{where}: aggregation {how!r}: use one of {', '.join(AGGREGATIONS)} or a function")
+
+
+def check_options(name: str, options: Mapping[str, Any], where: str) -> None:
+    """Options given to a built-in scorer (YAML `metric_list` extras such as `ignore_case`) must be its parameters."""
+    if not options:
+        return
+    fn = SAMPLE_SCORERS.get(name)
+    if fn is None:
+        raise CodeevalError(f"{where}: metric {name!r} takes no options (got {', '.join(options)})")
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = [p for p, spec in params.items() if spec.kind is spec.KEYWORD_ONLY]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise CodeevalError(f"{where}: metric {name!r} has no option {', '.join(map(repr, unknown))}; "
+                            f"its options: {', '.join(accepted) or 'none'}")
+
+
+def call_user_metric(fn: Callable[..., Any], name: str, prediction: str, reference: str, options: Mapping[str, Any]) -> dict[str, float]:
+    """lm-evaluation-harness's convention: fn(references=[gold], predictions=[answer], **options) -> number or dict."""
+    value = fn(references=[reference], predictions=[prediction], **options)
+    if isinstance(value, Mapping):
+        return {str(k): float(v) for k, v in value.items()}
+    return {name: float(value)}
 
 
 def score_sample(task: Any, prediction: str, reference: str, doc: Mapping[str, Any]) -> dict[str, float]:
     """Per-sample scores of a match-based task: its own functions first, then the registry."""
     scores: dict[str, float] = {}
     own: Mapping[str, Callable[..., Any]] = getattr(task, "scorers", {}) or {}
+    options: Mapping[str, Mapping[str, Any]] = getattr(task, "metric_options", {}) or {}
     for name in task.metrics:
+        opts = options.get(name, {})
         if name in own:
-            scores[name] = float(own[name]([prediction], [reference]))  # lm-eval's signature: lists of one
+            scores.update(call_user_metric(own[name], name, prediction, reference, opts))
         elif name in SAMPLE_SCORERS:
-            scores.update(SAMPLE_SCORERS[name](prediction, reference, doc))
+            scores.update(SAMPLE_SCORERS[name](prediction, reference, doc, **opts))
         elif bleu_tokenizer(name):
             scores[name] = sentence_bleu(name, prediction, reference)
-    return {k: v for k, v in scores.items() if k in task.metrics or k in own}
+    return {k: v for k, v in scores.items() if k in task.metrics}

@@ -1,11 +1,14 @@
-"""Match-based metrics for tasks that need no execution: exact match, precision / recall / F1 on answer items,
-and corpus BLEU with the tokenisation made explicit. Per-sample scores are computed where the sample runs;
-task values are aggregated on the controller from every worker's records."""
+"""Match-based metrics for tasks that need no execution: exact match (with lm-evaluation-harness's options),
+precision / recall / F1 on answer items (CodeSemBench's set and cluster forms), and corpus BLEU with the
+tokenisation made explicit. Per-sample scores are computed where the sample runs; task values are aggregated
+on the controller from every worker's records."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+import re
+import string
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
@@ -13,27 +16,49 @@ from pytest_codeeval.records import SampleRecord
 
 BLEU_TOKENIZERS = ("13a", "intl", "char", "none", "zh", "ja-mecab", "ko-mecab", "flores101", "flores200")
 DEFAULT_BLEU_TOKENIZER = "13a"
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_DIGITS = str.maketrans("", "", string.digits)
 
 
-def exact_match(prediction: str, reference: str, doc: Mapping[str, Any]) -> dict[str, float]:
-    return {"exact_match": float(prediction.strip() == reference.strip())}
+def exact_match(  # noqa: PLR0913
+    prediction: str, reference: str, doc: Mapping[str, Any], *, ignore_case: bool = False,
+    ignore_punctuation: bool = False, ignore_numbers: bool = False, regexes_to_ignore: Sequence[str] = (),
+) -> dict[str, float]:
+    """1.0 when the answer equals the reference, whitespace at the ends ignored; the options are lm-eval's."""
+    texts = [prediction, reference]
+    for pattern in regexes_to_ignore:
+        texts = [re.sub(pattern, "", t) for t in texts]
+    if ignore_case:
+        texts = [t.lower() for t in texts]
+    if ignore_punctuation:
+        texts = [t.translate(_PUNCTUATION) for t in texts]
+    if ignore_numbers:
+        texts = [t.translate(_DIGITS) for t in texts]
+    return {"exact_match": float(texts[0].strip() == texts[1].strip())}
+
+
+def parse_answer(text: str) -> Any:
+    """An answer as a value: a Python/JSON literal when it is one (models write either quote style), else text."""
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return text
 
 
 def answer_items(text: str) -> set[str]:
-    """The items of an answer: a Python/JSON literal list or set when it parses, else lines or comma-separated words."""
-    text = text.strip()
-    try:
-        value = ast.literal_eval(text)
-        if isinstance(value, (list, tuple, set, frozenset)):
-            return {str(v).strip() for v in value}
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        pass
+    """The items of an answer: a literal list or set when it parses, else lines or comma/space separated words."""
+    value = parse_answer(text)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return {str(v).strip() for v in value}
+    text = str(value)
     parts = text.splitlines() if "\n" in text else text.replace(",", " ").split()
     return {p.strip() for p in parts if p.strip()}
 
 
-def precision_recall_f1(prediction: str, reference: str, doc: Mapping[str, Any]) -> dict[str, float]:
-    predicted, gold = answer_items(prediction), answer_items(reference)
+def prf1(predicted: Collection[Any], gold: Collection[Any]) -> dict[str, float]:
+    """Set precision, recall and F1. Two empty answers agree completely (1.0): "nothing" was the right answer."""
+    predicted, gold = set(predicted), set(gold)
     if not predicted and not gold:
         return {"precision": 1.0, "recall": 1.0, "f1": 1.0}
     hits = len(predicted & gold)
@@ -41,6 +66,19 @@ def precision_recall_f1(prediction: str, reference: str, doc: Mapping[str, Any])
     recall = hits / len(gold) if gold else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"precision": precision, "recall": recall, "f1": f1}
+
+
+def precision_recall_f1(prediction: str, reference: str, doc: Mapping[str, Any]) -> dict[str, float]:
+    return prf1(answer_items(prediction), answer_items(reference))
+
+
+def cluster_pairs(clusters: Iterable[Any]) -> set[tuple[str, str]]:
+    """CodeSemBench's cluster metric: every pair of items that share a cluster (a list of lists)."""
+    pairs = set()
+    for cluster in clusters:
+        items = sorted({str(item) for item in cluster}) if isinstance(cluster, (list, tuple, set)) else []
+        pairs.update((a, b) for i, a in enumerate(items) for b in items[i + 1 :])
+    return pairs
 
 
 def bleu_tokenizer(metric: str) -> str | None:
@@ -55,21 +93,25 @@ def bleu_tokenizer(metric: str) -> str | None:
     return None
 
 
-def corpus_bleu(metric: str, problems: Mapping[str, Sequence[SampleRecord]]) -> dict[str, float]:
-    """sacrebleu's corpus BLEU (0-100) over every sample, each against its problem's reference."""
+def _sacrebleu(metric: str) -> Any:
     try:
         import sacrebleu
     except ImportError:
         raise CodeevalError(f"metric {metric!r} needs sacrebleu: pip install 'pytest-codeeval[bleu]'") from None
+    return sacrebleu
+
+
+def corpus_bleu(metric: str, problems: Mapping[str, Sequence[SampleRecord]]) -> dict[str, float]:
+    """sacrebleu's corpus BLEU (0-100) over every sample, each against its problem's reference."""
     records = [r for recs in problems.values() for r in recs]
     if not records:
         return {}
-    score = sacrebleu.corpus_bleu([r.solution for r in records], [[r.reference or "" for r in records]],
-                                  tokenize=bleu_tokenizer(metric))
+    score = _sacrebleu(metric).corpus_bleu(
+        [r.solution for r in records], [[r.reference or "" for r in records]], tokenize=bleu_tokenizer(metric)
+    )
     return {metric: float(score.score)}
 
 
 def sentence_bleu(metric: str, prediction: str, reference: str) -> float:
-    import sacrebleu
-
-    return float(sacrebleu.sentence_bleu(prediction, [reference], tokenize=bleu_tokenizer(metric)).score)
+    """The sample's own BLEU, kept on its record for reports; the task value is the corpus BLEU."""
+    return float(_sacrebleu(metric).sentence_bleu(prediction, [reference], tokenize=bleu_tokenizer(metric)).score)

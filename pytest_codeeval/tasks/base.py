@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -35,7 +35,8 @@ def stop_at_stop_words(text: str, stop_words: Sequence[str]) -> str:
 
 
 class Task:
-    """A benchmark. Subclass it, set the class attributes, and register it with `register_task`.
+    """A benchmark. Subclass it, set the class attributes, and register it: `registry.add(MyTask)` in the
+    `pytest_codeeval_register_tasks` hook of a conftest.py, or a `pytest_codeeval.tasks` entry point.
 
     The flow of one sample: `get_prompt(doc)` goes to the model; the model's text is appended to the prompt and
     cleaned by `postprocess_generation` into a *solution*; execution tasks run `build_program(doc, solution)`
@@ -51,10 +52,13 @@ class Task:
     metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
     default_timeout: ClassVar[float] = 10.0
     size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
-    aggregations: ClassVar[dict[str, str]] = {}  # per-sample metric -> "mean" (default) or "median" over problems
+    # per-sample metric -> "mean" (default), "median" or a function of the per-problem values
+    aggregations: ClassVar[Mapping[str, Any]] = {}
+    # user metrics by name, lm-eval's signature: fn(references=[gold], predictions=[answer], **options) -> float | dict
+    scorers: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+    metric_options: ClassVar[Mapping[str, Mapping[str, Any]]] = {}  # metric -> keyword options (exact_match's ignore_case)
     fixtures: ClassVar[tuple[str, ...]] = ()  # pytest fixtures each sample item requests (see `score`)
     repeats: ClassVar[int | None] = None  # samples per problem fixed by the task (YAML `repeats`); None: the run's
-
 
     def __init__(self, stop_words: Sequence[str] = (), requires_execution: bool = True) -> None:
         self.stop_words = list(stop_words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.tasks.base import Task
@@ -18,7 +19,7 @@ class TaskEntry:
     metrics: tuple[str, ...] = ("pass@k",)
     size: int | None = None
     description: str = ""
-    aggregations: tuple[tuple[str, str], ...] = ()  # (metric, "mean" | "median") for per-sample scores
+    aggregations: tuple[tuple[str, Any], ...] = ()  # (metric, "mean" | "median" | function) for per-sample scores
 
 
 def _defined_in(task_cls: type[Task]) -> str:
@@ -30,6 +31,19 @@ def _defined_in(task_cls: type[Task]) -> str:
         return inspect.getsourcefile(task_cls) or task_cls.__module__
     except TypeError:
         return task_cls.__module__
+
+
+def _check_metrics(task_cls: type[Task], where: str) -> None:
+    """Unknown metric names fail at registration. A task that overrides `score` may name the scores it makes."""
+    from pytest_codeeval.metrics import check_aggregation, check_metric
+
+    if isinstance(task_cls.metrics, str):
+        raise CodeevalError(f"{where}: metrics must be a tuple of names, e.g. metrics = ({task_cls.metrics!r},)")
+    if task_cls.score is Task.score:
+        for name in task_cls.metrics:
+            check_metric(name, task_cls.scorers, where)
+    for name, how in task_cls.aggregations.items():
+        check_aggregation(how, f"{where}: metric {name!r}")
 
 
 class TaskRegistry:
@@ -53,9 +67,10 @@ class TaskRegistry:
         source = source or _defined_in(task_cls)
         if not task_name:
             raise CodeevalError(f"task class {task_cls.__qualname__} has no `name`; set name = '...' on the class")
+        _check_metrics(task_cls, f"task {task_name!r} ({source})")
         self.add_entry(
             TaskEntry(task_name, task_cls, source, tuple(task_cls.metrics), task_cls.size, task_cls.description,
-                      tuple(getattr(task_cls, "aggregations", {}).items()))
+                      tuple(task_cls.aggregations.items()))
         )
         return task_cls
 
