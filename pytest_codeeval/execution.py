@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_codeeval.records import SampleRecord
-from pytest_codeeval.runners import get_runner
+from pytest_codeeval.runners import Outcome, get_runner
 from pytest_codeeval.sandbox.api import Limits
 from pytest_codeeval.tasks.base import Problem, Task
 
@@ -16,22 +17,38 @@ def limits_for(task: Task, timeout: float | None) -> Limits:
     return Limits(cpu_seconds=timeout if timeout is not None else task.default_timeout)
 
 
+@dataclass(frozen=True)
+class ExecutionJob:
+    """An execution task's sample, ready to run on any sandbox executor (in this thread or ahead, in a pool)."""
+
+    program: str
+    language: str
+    limits: Limits
+    network: bool
+
+    def __call__(self, executor: Any) -> Outcome:
+        return get_runner(self.language).run(self.program, self.limits, executor, network=self.network)
+
+
+def execution_job(task: Task, problem: Problem, solution: str, timeout: float | None) -> ExecutionJob:
+    return ExecutionJob(task.build_program(problem.doc, solution), task.language, limits_for(task, timeout),
+                        getattr(task, "needs_network", False))
+
+
 def evaluate_sample(  # noqa: PLR0913
-    task: Task, problem: Problem, index: int, solution: str, executor_for, timeout: float | None,  # noqa: ANN001
-    resources: Mapping[str, Any],
+    task: Task, problem: Problem, index: int, solution: str, execute: Callable[[ExecutionJob], Outcome],
+    resources: Mapping[str, Any], timeout: float | None,
 ) -> SampleRecord:
-    """The record of one sample. `executor_for(task)` gives the sandbox executor (started once per process);
-    `resources` are the values of the pytest fixtures the task requests."""
+    """The record of one sample. `execute` runs an execution task's job (the session's pool, which may have run
+    it ahead); `resources` are the values of the pytest fixtures the task requests."""
     record = SampleRecord(
         task=task.name, problem=problem.id, index=index, status="passed", position=problem.position,
         solution=solution, completion=task.split_solution(problem.doc, solution),
     )
     if task.requires_execution:
-        program = task.build_program(problem.doc, solution)
-        outcome = get_runner(task.language).run(
-            program, limits_for(task, timeout), executor_for(task), network=getattr(task, "needs_network", False)
-        )
-        record.program, record.status, record.detail = program, outcome.status, outcome.detail
+        job = execution_job(task, problem, solution, timeout)
+        outcome = execute(job)
+        record.program, record.status, record.detail = job.program, outcome.status, outcome.detail
         record.output, record.duration = outcome.output, outcome.duration
         return record
     started = time.perf_counter()

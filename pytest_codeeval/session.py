@@ -14,11 +14,12 @@ import pytest
 
 from pytest_codeeval.collect import CodeevalRoot, SampleItem
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.execution import evaluate_sample
+from pytest_codeeval.execution import evaluate_sample, execution_job
 from pytest_codeeval.gating import Baseline, read_baseline
 from pytest_codeeval.records import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.reporting import summary
 from pytest_codeeval.results import Results
+from pytest_codeeval.scheduling import ExecutionPool, Lookahead, default_jobs
 from pytest_codeeval.selection import keyword_may_match, lift_nodeid_args, nodeid_selected
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.sources import FileSource, ModelSource, make_source
@@ -26,6 +27,9 @@ from pytest_codeeval.tasks import TaskRegistry, build_registry
 from pytest_codeeval.tasks.base import Problem, Task
 
 STORE_KEY = "codeeval_store"
+# How far a single process starts samples ahead of the item pytest runs, per executor. Far enough that while the
+# current item waits for a slow sample (one that runs into its time limit), the other executors keep working.
+LOOKAHEAD_PER_JOB = 32
 
 
 class CodeevalSession:
@@ -44,6 +48,9 @@ class CodeevalSession:
         self._problems: dict[str, list[Problem]] = {}
         self._prepared = False
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        self._pool: ExecutionPool | None = None
+        self._lookahead = Lookahead()
+        self._started: set[SampleKey] = set()
         if isinstance(self.source, ModelSource):
             if self.is_worker:
                 self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
@@ -113,12 +120,37 @@ class CodeevalSession:
     def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         task = self.task(problem.task)
         solution = self.source.solution(task, problem, index)
-        return evaluate_sample(task, problem, index, solution, self.executor, self.settings.timeout, resources)
+        key = SampleKey(problem.task, problem.id, index)
+        return evaluate_sample(
+            task, problem, index, solution, lambda job: self.pool.result(key, job), resources, self.settings.timeout
+        )
 
-    def executor(self, task: Task) -> Any:
-        from pytest_codeeval.sandbox import get_executor
+    @property
+    def pool(self) -> ExecutionPool:
+        """The sandbox executors of this process (zygotes start on first use)."""
+        if self._pool is None:
+            self._pool = ExecutionPool(self.settings.sandbox, self.settings.jobs or default_jobs(self._processes()))
+        return self._pool
 
-        return get_executor(self.settings.sandbox)
+    def _processes(self) -> int:
+        """pytest processes that execute samples: the xdist workers (as seen from a worker or the controller), or 1."""
+        if self.is_worker:
+            return int(self.config.workerinput["workercount"])  # type: ignore[attr-defined]
+        return int(getattr(self.config.option, "numprocesses", 0) or 1)
+
+    def start_ahead(self, item: SampleItem) -> None:
+        """Start an upcoming execution sample on a free executor; its item collects the verdict when it runs."""
+        if item.key in self._started:
+            return
+        self._started.add(item.key)
+        task = self.task(item.problem.task)
+        if not task.requires_execution:
+            return
+        try:
+            job = execution_job(task, item.problem, self.source.solution(task, item.problem, item.index), self.settings.timeout)
+        except Exception:  # noqa: BLE001 - the item reports it, with its node id, when it runs
+            return
+        self.pool.submit(item.key, job)
 
     def show_full_failures(self) -> bool:
         return self.config.option.verbose > 0 or len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3
@@ -147,6 +179,13 @@ class CodeevalSession:
             self.prepare([item.key for item in session.items if isinstance(item, SampleItem)])
 
     # -- hooks: running -----------------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        order = None if self.is_worker else item.session.items  # a worker learns its items one at a time
+        for upcoming in self._lookahead.upcoming(item, nextitem, order, window=LOOKAHEAD_PER_JOB * self.pool.jobs):
+            if isinstance(upcoming, SampleItem):
+                self.start_ahead(upcoming)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
@@ -191,5 +230,7 @@ class CodeevalSession:
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 
     def pytest_unconfigure(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
         if self._tmpdir is not None:
             self._tmpdir.cleanup()

@@ -37,6 +37,7 @@ class Settings:
     timeout: float | None
     strict: bool
     sandbox: str
+    jobs: int | None  # samples executing at once per pytest process; None: automatic (scheduling.default_jobs)
     report: Path | None
     markdown: Path | None
     html: Path | None
@@ -67,6 +68,7 @@ class Settings:
             "timeout": self.timeout,
             "strict": self.strict,
             "sandbox": self.sandbox,
+            "jobs": self.jobs,
             "generation": {k: v for k, v in self.generation.__dict__.items()},
             "model_options": dict(self.model_options.__dict__),
         }
@@ -74,6 +76,14 @@ class Settings:
 
 def _path(value: str | None) -> Path | None:
     return Path(value).expanduser() if value else None
+
+
+def _jobs(value: str) -> int | None:
+    if value == "auto":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise CodeevalError(f"--codeeval-jobs={value!r}: expected a positive number of samples or 'auto'")
+    return int(value)
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -137,6 +147,7 @@ def read_settings(config: pytest.Config) -> Settings:
         timeout=timeout,
         strict=opt("codeeval_strict"),
         sandbox=opt("codeeval_sandbox"),
+        jobs=_jobs(opt("codeeval_jobs")),
         report=_path(opt("codeeval_report")),
         markdown=_path(opt("codeeval_markdown")),
         html=_path(opt("codeeval_html")),

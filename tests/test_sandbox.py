@@ -263,7 +263,7 @@ def test_machinery_failure_is_an_error_not_a_verdict() -> None:
 
 def test_layers_are_reported(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=1", "--codeeval-report=r.json")
-    result.stdout.fnmatch_lines(["codeeval sandbox: strict: *pid namespace*network namespace*read-only filesystem*"])
+    result.stdout.fnmatch_lines(["codeeval sandbox: strict, * at a time per process: *pid namespace*network namespace*read-only filesystem*"])
     import json
 
     sandbox = json.loads((pytester.path / "r.json").read_text())["sandbox"]

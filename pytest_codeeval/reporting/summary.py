@@ -24,9 +24,7 @@ MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summ
 
 
 def sandbox_info(cs: CodeevalSession) -> dict[str, Any]:
-    from pytest_codeeval.sandbox import get_executor
-
-    return {"level": cs.settings.sandbox, "layers": get_executor(cs.settings.sandbox).layers()}
+    return {"level": cs.settings.sandbox, "jobs": cs.pool.jobs, "layers": cs.pool.layers()}
 
 
 def header_lines(cs: CodeevalSession) -> list[str]:
@@ -37,7 +35,7 @@ def header_lines(cs: CodeevalSession) -> list[str]:
     layers = sandbox_info(cs)["layers"]
     off = [f"{name} ({state[4:].strip()})" for name, state in layers.items() if state.startswith("off")]
     on = [name for name, state in layers.items() if not state.startswith("off")]
-    lines.append(f"codeeval sandbox: {s.sandbox}: {', '.join(on) or 'no layers'}")
+    lines.append(f"codeeval sandbox: {s.sandbox}, {cs.pool.jobs} at a time per process: {', '.join(on) or 'no layers'}")
     if off:
         lines.append(f"codeeval sandbox: not available: {'; '.join(off)}")
     baseline = cs.baseline

@@ -1,22 +1,38 @@
 """The sandbox: runs untrusted generated code. One executor (and one zygote process) per pytest process and level.
 
 `get_executor(level).run(ExecRequest) -> ExecResult` is all that runners use; see docs/sandbox.md and
-docs/security.md for the layers and what they defend."""
+docs/security.md for the layers and what they defend. The names below load on first use: the zygote imports
+this package too, and every module it holds makes each of its forks dearer."""
 
 from __future__ import annotations
 
 import atexit
+from typing import TYPE_CHECKING, Any
 
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
-from pytest_codeeval.sandbox.executor import SANDBOX_LEVELS, ZygoteExecutor
+if TYPE_CHECKING:
+    from pytest_codeeval.sandbox.executor import ZygoteExecutor
 
 __all__ = ["ExecRequest", "ExecResult", "Limits", "SANDBOX_LEVELS", "ZygoteExecutor", "get_executor"]
 
 _EXECUTORS: dict[str, ZygoteExecutor] = {}
 
 
+def __getattr__(name: str) -> Any:
+    if name in ("ExecRequest", "ExecResult", "Limits"):
+        from pytest_codeeval.sandbox import api
+
+        return getattr(api, name)
+    if name in ("SANDBOX_LEVELS", "ZygoteExecutor"):
+        from pytest_codeeval.sandbox import executor
+
+        return getattr(executor, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def get_executor(level: str) -> ZygoteExecutor:
     """The executor of this process for `level`, started on first use and closed when the process exits."""
+    from pytest_codeeval.sandbox.executor import ZygoteExecutor
+
     if level not in _EXECUTORS:
         _EXECUTORS[level] = ZygoteExecutor(level)
     return _EXECUTORS[level]

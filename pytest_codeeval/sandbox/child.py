@@ -5,22 +5,18 @@ only after the program's last statement returned, so an early exit of any kind i
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import resource
 import sys
 import types
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 DONE_FD = 3  # the completion pipe, the only descriptor a sample inherits besides 0, 1, 2
 SETUP_FAILED = 125
-PR_SET_NO_NEW_PRIVS = 38
 
 
-@dataclass
-class ChildSpec:
+class ChildSpec(NamedTuple):
     scratch: str
     stdout_fd: int
     stderr_fd: int
@@ -51,12 +47,6 @@ def _drop_privileges(uid: int) -> None:
     os.setresuid(uid, uid, uid)
 
 
-def _no_new_privileges() -> None:
-    from pytest_codeeval.sandbox.isolation import prctl
-
-    prctl(PR_SET_NO_NEW_PRIVS, 1)  # setuid binaries (su, sudo) cannot raise privileges back
-
-
 def _prepare(spec: ChildSpec) -> None:
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -67,12 +57,19 @@ def _prepare(spec: ChildSpec) -> None:
     os.set_inheritable(DONE_FD, False)  # not passed on to programs the sample execs
     os.closerange(DONE_FD + 1, os.sysconf("SC_OPEN_MAX"))
     os.chdir(spec.scratch)
-    _no_new_privileges()
-    if spec.uid is not None:
+    if spec.uid is not None:  # no new privileges is set on the zygote already: su and sudo cannot undo this
         _drop_privileges(spec.uid)
     set_limits(spec.limits, spec.uid is not None)
-    os.environ.clear()
-    os.environ.update(spec.env)
+    if os.environ != spec.env:  # the zygote holds the sample environment already where it never changes
+        os.environ.clear()
+        os.environ.update(spec.env)
+
+
+def configure_streams() -> None:
+    """Called by the zygote before any fork: the streams its samples inherit, unused and empty until then."""
+    sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[union-attr]
+    sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)  # type: ignore[union-attr]
 
 
 def _exit_status(code: object) -> int:
@@ -99,10 +96,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     sys.modules["__main__"] = module  # pickling by multiprocessing finds the program's functions here
     sys.argv = [path]
     sys.path[0:1] = [spec.scratch]
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
+    # sys.stdin, stdout and stderr are the zygote's, set up once by `configure_streams`: fds 0-2 are the sample's now.
     token, source = spec.token, spec.python_source or ""
     del spec
     try:

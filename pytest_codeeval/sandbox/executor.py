@@ -32,8 +32,11 @@ class ZygoteExecutor:
         self.level = level
         self._proc: subprocess.Popen[bytes] | None = None
         self._layers: dict[str, str] | None = None
+        self._killed = False
 
     def _start(self) -> subprocess.Popen[bytes]:
+        if self._killed:
+            raise RuntimeError("the sandbox was shut down")
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "pytest_codeeval.sandbox.zygote", self.level],
@@ -82,6 +85,14 @@ class ZygoteExecutor:
         if reply.get("machinery_error") and "exit_code" not in reply:
             return ExecResult(None, None, False, "", "", machinery_error=reply["machinery_error"])
         return ExecResult(**reply)
+
+    def kill(self) -> None:
+        """End the zygote now, with any sample it runs (the zygote is PID 1 of their namespace, or their
+        subreaper); safe while another thread waits for a reply: it reads end-of-file. No new zygote starts."""
+        self._killed = True
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
 
     def close(self) -> None:
         proc, self._proc = self._proc, None

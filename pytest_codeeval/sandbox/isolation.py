@@ -8,7 +8,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from pathlib import Path
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -22,7 +21,7 @@ MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_MOVE, MS_REC = 32, 1024, 2048
 MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
 _LOCKED_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
                  "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 TMPFS_SIZE = "size=512m"
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -62,9 +61,9 @@ def enter_namespaces(network: bool) -> dict[str, str]:
         flags |= CLONE_NEWUSER
     unshare(flags)
     if uid != 0:
-        Path("/proc/self/setgroups").write_text("deny")
-        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
-        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
         layers["user namespace"] = "on"
     else:
         layers["user namespace"] = "not needed (root: the code runs as an unprivileged uid instead)"
@@ -76,7 +75,9 @@ def enter_namespaces(network: bool) -> dict[str, str]:
 def _mounts() -> list[tuple[str, str]]:
     """(mount point, per-mount options) of this mount namespace, parents before children."""
     result = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+    with open("/proc/self/mountinfo") as handle:
+        lines = handle.read().splitlines()
+    for line in lines:
         fields = line.split()
         point = fields[4].encode().decode("unicode_escape")
         result.append((point, fields[5]))

@@ -1,0 +1,72 @@
+"""Look-ahead execution: samples run on a pool of executors ahead of their items, with the same verdicts, and a
+run that stops early (-x) does not wait for the samples it started ahead."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import canonical, first_ids, report, write_jsonl
+
+pytestmark = pytest.mark.timeout(300)
+
+STAMPED = "\nimport time as _t\nprint('start', _t.time())\n_t.sleep({seconds})\nprint('end', _t.time())\n"
+
+
+def _stamped_samples(pytester: pytest.Pytester) -> str:
+    """Per problem: a canonical completion and a wrong one, each printing when it starts and ends (sleeping between)."""
+    rows = []
+    for tid in first_ids(2):
+        rows.append({"task_id": tid, "completion": canonical(tid) + STAMPED.format(seconds=0.5)})
+        rows.append({"task_id": tid, "completion": "    return None\n" + STAMPED.format(seconds=0.5)})
+    return str(write_jsonl(pytester.path / "stamped.jsonl", rows))
+
+
+def _intervals(data: dict) -> list[tuple[float, float]]:
+    outputs = [s["output"] for p in data["tasks"]["humaneval"]["problems"].values() for s in p["samples"]]
+    return [tuple(float(re.search(rf"{edge} ([\d.]+)", out).group(1)) for edge in ("start", "end")) for out in outputs]
+
+
+def _overlapping(intervals: list[tuple[float, float]]) -> bool:
+    ordered = sorted(intervals)
+    return any(later[0] < earlier[1] for earlier, later in zip(ordered, ordered[1:]))
+
+
+def _verdicts(data: dict) -> dict:
+    return {pid: [s["status"] for s in p["samples"]] for pid, p in data["tasks"]["humaneval"]["problems"].items()}
+
+
+def test_samples_run_ahead_with_the_same_verdicts(pytester: pytest.Pytester) -> None:
+    path = _stamped_samples(pytester)
+    args = [f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval", "--codeeval-k=1,2"]
+    for name, extra in {"one": ["--codeeval-jobs=1"], "two": ["--codeeval-jobs=2"], "xdist": ["-n", "2"]}.items():
+        result = pytester.runpytest_subprocess(*args, *extra, f"--codeeval-report={name}.json")
+        result.assert_outcomes(passed=2, failed=2)
+    one, two, xdist = (report(pytester.path / f"{name}.json") for name in ("one", "two", "xdist"))
+    assert _verdicts(one) == _verdicts(two) == _verdicts(xdist) == {
+        "HumanEval/0": ["passed", "failed"], "HumanEval/1": ["passed", "failed"]
+    }
+    assert one["tasks"]["humaneval"]["metrics"] == two["tasks"]["humaneval"]["metrics"] == {"pass@1": 0.5, "pass@2": 1.0}
+    assert not _overlapping(_intervals(one))  # one at a time
+    assert _overlapping(_intervals(two))  # the next sample ran while pytest reported the current one
+    assert one["sandbox"]["jobs"] == 1 and two["sandbox"]["jobs"] == 2 and two["config"]["jobs"] == 2
+
+
+def test_exitfirst_does_not_wait_for_samples_started_ahead(pytester: pytest.Pytester) -> None:
+    """With -x the run ends at the first failure: samples already running ahead are killed, not awaited."""
+    tid = first_ids(1)[0]
+    rows = [{"task_id": tid, "completion": "    return None\n"}]
+    rows += [{"task_id": tid, "completion": canonical(tid) + STAMPED.format(seconds=120)} for _ in range(3)]
+    path = write_jsonl(pytester.path / "slow.jsonl", rows)
+    result = pytester.runpytest_subprocess(
+        f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval", "--codeeval-timeout=60",
+        "--codeeval-jobs=2", "-x", timeout=60,  # the samples ahead would take 120 s each
+    )
+    result.assert_outcomes(failed=1)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many"])
+def test_bad_jobs_value_is_one_clear_error(pytester: pytest.Pytester, value: str) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", f"--codeeval-jobs={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --codeeval-jobs='{value}': expected a positive number of samples or 'auto'"])
