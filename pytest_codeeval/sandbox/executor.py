@@ -43,6 +43,8 @@ class ZygoteExecutor:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
                 env=zygote_environment(),
             )
+            if self._killed:  # `kill` ran while this zygote was being started (by another thread)
+                self._proc.kill()
             hello = self._receive(60.0)
             if hello is None or "layers" not in hello:
                 self.close()
