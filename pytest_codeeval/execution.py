@@ -36,18 +36,19 @@ def execution_job(task: Task, problem: Problem, solution: str, timeout: float | 
 
 
 def evaluate_sample(  # noqa: PLR0913
-    task: Task, problem: Problem, index: int, solution: str, execute: Callable[[ExecutionJob], Outcome],
-    resources: Mapping[str, Any], timeout: float | None,
+    task: Task, problem: Problem, index: int, solution: str,
+    execute: Callable[[Callable[[], ExecutionJob]], tuple[ExecutionJob, Outcome]], resources: Mapping[str, Any],
+    timeout: float | None,
 ) -> SampleRecord:
-    """The record of one sample. `execute` runs an execution task's job (the session's pool, which may have run
-    it ahead); `resources` are the values of the pytest fixtures the task requests."""
+    """The record of one sample. `execute` gives an execution task's job and its outcome (the session's pool,
+    which may have run it ahead, makes the job only if it did not); `resources` are the values of the pytest
+    fixtures the task requests."""
     record = SampleRecord(
         task=task.name, problem=problem.id, index=index, status="passed", position=problem.position,
         solution=solution, completion=task.split_solution(problem.doc, solution),
     )
     if task.requires_execution:
-        job = execution_job(task, problem, solution, timeout)
-        outcome = execute(job)
+        job, outcome = execute(lambda: execution_job(task, problem, solution, timeout))
         record.program, record.status, record.detail = job.program, outcome.status, outcome.detail
         record.output, record.duration = outcome.output, outcome.duration
         return record

@@ -15,10 +15,9 @@ from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from pytest_codeeval.execution import ExecutionJob as Job
 from pytest_codeeval.runners.base import Outcome
 from pytest_codeeval.sandbox.executor import ZygoteExecutor
-
-Job = Callable[[ZygoteExecutor], Outcome]
 
 
 def available_cpus() -> int:
@@ -47,7 +46,7 @@ class ExecutionPool:
         for executor in self._executors:
             self._idle.put(executor)
         self._threads: ThreadPoolExecutor | None = None
-        self._futures: dict[Hashable, Future[Outcome]] = {}
+        self._started: dict[Hashable, tuple[Job, Future[Outcome]]] = {}
         self._lock = threading.Lock()
 
     def layers(self) -> dict[str, str]:
@@ -56,18 +55,21 @@ class ExecutionPool:
     def submit(self, key: Hashable, job: Job) -> None:
         """Start `job` for `key` unless it is already started (or done and not yet collected)."""
         with self._lock:
-            if key in self._futures:
+            if key in self._started:
                 return
             if self._threads is None:
                 self._threads = ThreadPoolExecutor(self.jobs, thread_name_prefix="codeeval-sandbox")
-            self._futures[key] = self._threads.submit(self._run, job)
+            self._started[key] = (job, self._threads.submit(self._run, job))
 
-    def result(self, key: Hashable, job: Job) -> Outcome:
-        """The outcome for `key`: collected if it ran ahead, otherwise run now."""
-        self.submit(key, job)
+    def result(self, key: Hashable, make_job: Callable[[], Job]) -> tuple[Job, Outcome]:
+        """The job for `key` and its outcome: collected if it ran ahead, otherwise made and run now."""
         with self._lock:
-            future = self._futures.pop(key)
-        return future.result()
+            started = self._started.pop(key, None)
+        if started is None:
+            job = make_job()
+            return job, self._run(job)
+        job, future = started
+        return job, future.result()
 
     def _run(self, job: Job) -> Outcome:
         executor = self._idle.get()
@@ -86,7 +88,7 @@ class ExecutionPool:
             threads.shutdown(wait=True)
         for executor in self._executors:
             executor.close()
-        self._futures.clear()
+        self._started.clear()
 
 
 class Lookahead:

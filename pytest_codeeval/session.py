@@ -122,7 +122,7 @@ class CodeevalSession:
         solution = self.source.solution(task, problem, index)
         key = SampleKey(problem.task, problem.id, index)
         return evaluate_sample(
-            task, problem, index, solution, lambda job: self.pool.result(key, job), resources, self.settings.timeout
+            task, problem, index, solution, lambda make_job: self.pool.result(key, make_job), resources, self.settings.timeout
         )
 
     @property
