@@ -182,7 +182,7 @@ def shop(tmp_path: Path) -> Path:
     "sql, message",
     [
         ("delete from orders", "not authorized"),
-        (f"attach database 'other.sqlite' as other", "not authorized"),
+        ("attach database 'other.sqlite' as other", "not authorized"),
         ("select 1; drop table orders", "You can only execute one statement at a time."),
         ("with recursive n(x) as (select 1 union all select x + 1 from n) select count(*) from n", "stopped: step budget exhausted"),
         ("select zeroblob(100000000)", "string or blob too big"),
