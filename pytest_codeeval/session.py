@@ -50,7 +50,7 @@ class CodeevalSession:
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
         self._pool: ExecutionPool | None = None
         self._lookahead = Lookahead()
-        self._started: set[SampleKey] = set()
+        self._sent_ahead: set[SampleKey] = set()
         if isinstance(self.source, ModelSource):
             if self.is_worker:
                 self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
@@ -140,9 +140,9 @@ class CodeevalSession:
 
     def start_ahead(self, item: SampleItem) -> None:
         """Start an upcoming execution sample on a free executor; its item collects the verdict when it runs."""
-        if item.key in self._started:
+        if item.key in self._sent_ahead:
             return
-        self._started.add(item.key)
+        self._sent_ahead.add(item.key)
         task = self.task(item.problem.task)
         if not task.requires_execution:
             return

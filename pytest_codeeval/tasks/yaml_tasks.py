@@ -17,6 +17,11 @@ from pytest_codeeval.tasks.local_data import LOCAL_FORMATS, count_rows, load_loc
 from pytest_codeeval.tasks.yaml_config import GENERATION_KEYS, FunctionRef, Located, environment, functions_in, read_config, validate
 
 
+def evaluated_split(config: Mapping[str, Any]) -> str:
+    """lm-eval's rule: the test split, else the validation split."""
+    return config.get("test_split") or config.get("validation_split") or "test"
+
+
 class YamlTask(Task):
     """A task made from a YAML file; `yaml_task_class` makes one subclass per file."""
 
@@ -33,7 +38,7 @@ class YamlTask(Task):
     # -- data -----------------------------------------------------------------------------------------------
     @property
     def eval_split(self) -> str:
-        return self.config.get("test_split") or self.config.get("validation_split") or "test"
+        return evaluated_split(self.config)
 
     def _load_split(self, split: str) -> list[Doc]:
         cfg = self.config
@@ -145,13 +150,12 @@ def yaml_task_class(path: Path) -> type[YamlTask]:
     cfg = read_config(path)
     spec = validate(cfg)
     local = cfg["dataset_path"] in LOCAL_FORMATS and not cfg.get("process_docs")
-    split = cfg.get("test_split") or cfg.get("validation_split") or "test"
     attrs = {
         "name": cfg["task"], "description": next(iter(str(cfg.get("description") or "").strip().splitlines()), ""),
         "config": cfg, "path": path,
         "language": cfg.get("language", "python"), "metrics": spec.names, "aggregations": spec.aggregations,
         "scorers": spec.scorers, "metric_options": spec.options, "repeats": cfg.get("repeats"),
         "default_timeout": float(cfg.get("timeout", Task.default_timeout)), "DATASET_PATH": cfg["dataset_path"],
-        "size": count_rows(cfg.get("dataset_kwargs") or {}, split, path.parent) if local else None,
+        "size": count_rows(cfg.get("dataset_kwargs") or {}, evaluated_split(cfg), path.parent) if local else None,
     }
     return type(f"YamlTask_{cfg['task']}", (YamlTask,), attrs)
