@@ -50,6 +50,10 @@ class ExecutionPool:
         self._lock = threading.Lock()
 
     def layers(self) -> dict[str, str]:
+        """The isolation layers (the same on every executor). Asked for by the header, before collection: all
+        zygotes start now, side by side and beside collection, and are ready when the first samples are."""
+        for executor in self._executors[1:]:
+            executor.launch()
         return self._executors[0].layers()
 
     def submit(self, key: Hashable, job: Job) -> None:
@@ -93,10 +97,12 @@ class ExecutionPool:
 
 class Lookahead:
     """Which items to start next. A single process knows its whole order (the session's items): the next
-    `window` of them. An xdist worker learns its items from the controller as it goes: the current and the next."""
+    `window` of them, each returned once. An xdist worker learns its items from the controller as it goes: the
+    current and the next."""
 
     def __init__(self) -> None:
         self._positions: dict[int, int] | None = None
+        self._reached = 0  # in a single process: items before this position were returned already
 
     def upcoming(self, item: Any, nextitem: Any, order: Sequence[Any] | None, window: int) -> list[Any]:
         if order is None:
@@ -104,4 +110,7 @@ class Lookahead:
         if self._positions is None:
             self._positions = {id(it): n for n, it in enumerate(order)}
         position = self._positions.get(id(item))
-        return [item] if position is None else list(order[position : position + window])
+        if position is None:
+            return [item]
+        start, self._reached = max(position, self._reached), max(self._reached, position + window)
+        return list(order[start : position + window])

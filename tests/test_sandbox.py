@@ -182,6 +182,31 @@ def test_no_process_outlives_its_sample(level: str) -> None:
     assert leftovers == []
 
 
+LEAVE_FILES = "import os\nopen('left.txt', 'w').write('x')\nos.mkdir('sub')\nopen('sub/deep.txt', 'w').write('x')\n"
+FIND_FILES = "import os\nassert sorted(os.listdir('.')) == ['program.py'], os.listdir('.')\n"
+PRIVATE = ("/tmp", "/dev/shm", "/var/tmp")  # private tmpfs mounts at the strict level (basic has the host's)
+LEAVE_PRIVATE = LEAVE_FILES + f"for d in {PRIVATE}:\n    open(os.path.join(d, 'left-behind'), 'w').write('x')\n"
+FIND_PRIVATE = FIND_FILES + (
+    f"found = [os.path.join(d, 'left-behind') for d in {PRIVATE}] + [os.getcwd() + '-gone']\n"
+    "assert not any(os.path.lexists(p) for p in found), found\n"
+)
+# The scratch directory's owner can rename it away (it sits in the sticky /tmp) and leave a symlink in its place.
+SWAP_SCRATCH = (
+    "import os\ncwd = os.getcwd()\nos.rename('program.py', 'program.py.moved')\n"
+    "os.rename(cwd, cwd + '-gone')\nos.symlink(cwd + '-gone', cwd)\n"
+)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_nothing_a_sample_writes_reaches_the_next_one(level: str) -> None:
+    """Its working directory (and at the strict level the private /tmp, /dev/shm and /var/tmp) starts empty."""
+    leave, find = (LEAVE_PRIVATE, FIND_PRIVATE) if level == "strict" else (LEAVE_FILES, FIND_FILES)
+    for program in (leave, SWAP_SCRATCH) if level == "strict" else (leave,):
+        assert judge(program, level).status == "passed"
+        outcome = judge(find, level)
+        assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
+
+
 def test_fork_bomb_is_capped_and_cleaned_up() -> None:
     program = (
         "import os, time\n"

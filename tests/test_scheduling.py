@@ -70,3 +70,30 @@ def test_bad_jobs_value_is_one_clear_error(pytester: pytest.Pytester, value: str
     result = pytester.runpytest("--codeeval-model=reference", f"--codeeval-jobs={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --codeeval-jobs='{value}': expected a positive number of samples or 'auto'"])
+
+
+def test_lookahead_starts_each_item_once_and_keeps_its_window() -> None:
+    """A single process starts the next `window` items (each once: starting one is a dict lookup, not a rescan)."""
+    from pytest_codeeval.scheduling import Lookahead
+
+    order = [f"item{i}" for i in range(10)]
+    lookahead, started = Lookahead(), []
+    for position, item in enumerate(order):
+        upcoming = lookahead.upcoming(item, None, order, window=4)
+        assert set(order[position : position + 4]) <= set(started) | set(upcoming)
+        started += upcoming
+    assert started == order
+    assert Lookahead().upcoming("current", "next", None, window=4) == ["current", "next"]  # an xdist worker
+
+
+def test_pool_starts_every_zygote_when_the_header_asks_for_the_layers() -> None:
+    """The zygotes start side by side, during collection, instead of one by one when the first samples need them."""
+    from pytest_codeeval.scheduling import ExecutionPool
+
+    pool = ExecutionPool("strict", 2)
+    try:
+        assert "rlimits" in pool.layers()
+        assert all(e._proc is not None and e._proc.poll() is None for e in pool._executors)  # noqa: SLF001
+    finally:
+        pool.close()
+    assert all(e._proc is None for e in pool._executors)  # noqa: SLF001

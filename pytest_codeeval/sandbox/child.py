@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, NoReturn
 
 DONE_FD = 3  # the completion pipe, the only descriptor a sample inherits besides 0, 1, 2
 SETUP_FAILED = 125
+MAX_FD = os.sysconf("SC_OPEN_MAX")
 
 
 class ChildSpec(NamedTuple):
@@ -22,23 +23,27 @@ class ChildSpec(NamedTuple):
     stderr_fd: int
     done_fd: int
     token: bytes
-    limits: dict[str, Any]
+    rlimits: list[tuple[int, tuple[int, int]]]
     uid: int | None  # run as this uid (root only); None: stay as we are
-    env: dict[str, str]
+    env: dict[str, str] | None  # None: the environment inherited from the zygote is the sample's already
     python_source: str | None
     argv: list[str] | None
     filename: str
 
 
-def set_limits(limits: dict[str, Any], uid_dropped: bool) -> None:
+def rlimits(limits: dict[str, Any], uid_dropped: bool) -> list[tuple[int, tuple[int, int]]]:
+    """The sample's resource limits, made by the zygote: the child only applies them (less to run after a fork)."""
     cpu = max(1, math.ceil(limits["cpu_seconds"]))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the limit, SIGKILL a second later
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"],) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    values = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),  # SIGXCPU at the limit, SIGKILL a second later
+        (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
+        (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
+        (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
     if uid_dropped:  # RLIMIT_NPROC counts per uid: meaningful only for a uid that this sandbox alone uses
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
+        values.append((resource.RLIMIT_NPROC, (limits["processes"],) * 2))
+    return values
 
 
 def _drop_privileges(uid: int) -> None:
@@ -49,18 +54,17 @@ def _drop_privileges(uid: int) -> None:
 
 def _prepare(spec: ChildSpec) -> None:
     os.setsid()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
+    # Standard input is the zygote's: /dev/null.
     os.dup2(spec.stdout_fd, 1)
     os.dup2(spec.stderr_fd, 2)
-    os.dup2(spec.done_fd, DONE_FD)
-    os.set_inheritable(DONE_FD, False)  # not passed on to programs the sample execs
-    os.closerange(DONE_FD + 1, os.sysconf("SC_OPEN_MAX"))
+    os.dup2(spec.done_fd, DONE_FD, inheritable=False)  # not passed on to programs the sample execs
+    os.closerange(DONE_FD + 1, MAX_FD)
     os.chdir(spec.scratch)
     if spec.uid is not None:  # no new privileges is set on the zygote already: su and sudo cannot undo this
         _drop_privileges(spec.uid)
-    set_limits(spec.limits, spec.uid is not None)
-    if os.environ != spec.env:  # the zygote holds the sample environment already where it never changes
+    for which, value in spec.rlimits:
+        resource.setrlimit(which, value)
+    if spec.env is not None:
         os.environ.clear()
         os.environ.update(spec.env)
 
@@ -128,7 +132,7 @@ def become_sample(spec: ChildSpec) -> NoReturn:
             os._exit(SETUP_FAILED)
     if spec.argv:
         try:
-            os.execve(spec.argv[0], spec.argv, spec.env)
+            os.execve(spec.argv[0], spec.argv, os.environ)
         except OSError as exc:
             os.write(2, f"cannot run {spec.argv[0]}: {exc.strerror}\n".encode())
             os._exit(127)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import os
 import select
@@ -34,10 +33,12 @@ class ZygoteExecutor:
         self._layers: dict[str, str] | None = None
         self._killed = False
 
-    def _start(self) -> subprocess.Popen[bytes]:
+    def launch(self) -> None:
+        """Start the zygote process without waiting until it is ready: a pool's zygotes start side by side."""
         if self._killed:
             raise RuntimeError("the sandbox was shut down")
         if self._proc is None or self._proc.poll() is not None:
+            self._layers = None
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "pytest_codeeval.sandbox.zygote", self.level],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
@@ -45,6 +46,11 @@ class ZygoteExecutor:
             )
             if self._killed:  # `kill` ran while this zygote was being started (by another thread)
                 self._proc.kill()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        self.launch()
+        assert self._proc is not None
+        if self._layers is None:  # its first message says which isolation layers it set up
             hello = self._receive(60.0)
             if hello is None or "layers" not in hello:
                 self.close()
@@ -72,7 +78,7 @@ class ZygoteExecutor:
         message = {
             "python_source": request.python_source, "argv": list(request.argv) if request.argv else None,
             "filename": request.filename, "limits": limits,
-            "files": [[name, base64.b64encode(data).decode()] for name, data in request.files],
+            "files": [[name, bytes(data)] for name, data in request.files],
         }
         try:
             proc = self._start()

@@ -1,8 +1,12 @@
-"""Framing between an executor and its zygote: one JSON message per frame, length-prefixed, over pipes."""
+"""Framing between an executor and its zygote: one message per frame, length-prefixed, over pipes.
+
+Messages are dicts of plain values (str, bytes, numbers, lists, None) in `marshal`'s format: the fastest
+encoder in the standard library, and bytes (a sample's files) travel as they are. Both ends are this package,
+on the same interpreter; no sample ever writes to these pipes (its descriptors are closed before it runs)."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import struct
 from typing import Any
@@ -11,7 +15,7 @@ _HEADER = struct.Struct(">I")
 
 
 def send(fd: int, message: dict[str, Any]) -> None:
-    data = json.dumps(message).encode()
+    data = marshal.dumps(message)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
         view = view[os.write(fd, view):]
@@ -34,4 +38,4 @@ def receive(fd: int) -> dict[str, Any] | None:
     if header is None:
         return None
     body = _read_exactly(fd, _HEADER.unpack(header)[0])
-    return None if body is None else json.loads(body)
+    return None if body is None else marshal.loads(body)

@@ -7,7 +7,6 @@ processes included) and wipes the private /tmp. Without them it is a child subre
 
 from __future__ import annotations
 
-import binascii
 import gc
 import os
 import pwd
@@ -19,7 +18,7 @@ import time
 from typing import Any
 
 from pytest_codeeval.sandbox import isolation
-from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams
+from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
 from pytest_codeeval.sandbox.protocol import receive, send
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
@@ -65,8 +64,13 @@ class Zygote:
         self.uid = uid
         self.layers = layers
         self.scratch: str | None = None
+        self.written: list[str] = []  # names of the files this zygote wrote into the scratch directory
+        self.private_dirs = [d for d in PRIVATE_DIRS if namespaced and os.path.isdir(d)]
+        self.poller = select.epoll(4)  # one for the zygote's life: each sample registers its descriptors
         bindir = os.path.dirname(sys.executable)
         self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
+        # In the namespaces every sample's environment is the same: `main` makes it the zygote's own, forks inherit it.
+        self.env = self._env(SCRATCH_IN_NAMESPACE) if namespaced else None
 
     # -- one sample -------------------------------------------------------------------------------------------
     def _scratch(self) -> str:
@@ -86,22 +90,35 @@ class Zygote:
     def run(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Run one sample; `cleanup` must follow (after the reply is sent, off the caller's critical path)."""
         scratch = self.scratch = self._scratch()
-        for name, data in [*msg.get("files", []), [msg["filename"], None]]:
-            content = binascii.a2b_base64(data) if data is not None else (msg.get("python_source") or "").encode()
-            with open(os.path.join(scratch, name), "wb") as handle:
-                handle.write(content)
         if self.uid is not None:
-            for entry in [scratch, *(os.path.join(scratch, n) for n in os.listdir(scratch))]:
-                os.chown(entry, self.uid, self.uid)
+            os.chown(scratch, self.uid, self.uid)
+        for name, data in msg["files"]:
+            self._write(name, data)
+        if msg["python_source"] is not None:  # written out for tracebacks and __file__; it runs from memory
+            self._write(msg["filename"], msg["python_source"].encode())
         return self._fork_and_watch(msg, msg["limits"], scratch)
+
+    def _write(self, name: str, data: bytes) -> None:
+        path = os.path.join(self.scratch, name)  # type: ignore[arg-type]
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if self.uid is not None:
+            os.chown(path, self.uid, self.uid)
+        self.written.append(name)
 
     def _fork_and_watch(self, msg: dict[str, Any], limits: dict[str, Any], scratch: str) -> dict[str, Any]:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         done_r, done_w = os.pipe()
         token = os.urandom(16)
-        spec = ChildSpec(scratch, out_w, err_w, done_w, token, limits, self.uid, self._env(scratch),
-                         msg.get("python_source"), msg.get("argv"), msg["filename"])
+        env = None if self.env else self._env(scratch)
+        spec = ChildSpec(scratch, out_w, err_w, done_w, token, rlimits(limits, self.uid is not None), self.uid, env,
+                         msg["python_source"], msg["argv"], msg["filename"])
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
@@ -124,8 +141,9 @@ class Zygote:
     def _watch(self, pid: int, deadline: float, captures: dict[int, Capture], done_r: int, done: bytearray) -> tuple[int, Any, bool]:
         """Read output as it comes until the sample's process ends; kill it at the wall-clock backstop."""
         pidfd = os.pidfd_open(pid)
-        poller = select.epoll(4)
-        for fd in (*captures, done_r, pidfd):
+        poller = self.poller
+        registered = [*captures, done_r, pidfd]
+        for fd in registered:
             poller.register(fd, select.EPOLLIN)
         timed_out = False
         try:
@@ -141,12 +159,14 @@ class Zygote:
                     chunk = os.read(fd, 1 << 16)
                     if not chunk:
                         poller.unregister(fd)
+                        registered.remove(fd)
                     elif fd == done_r:
                         done += chunk
                     else:
                         captures[fd].add(chunk)
         finally:
-            poller.close()
+            for fd in registered:
+                poller.unregister(fd)
             os.close(pidfd)
 
     def _result(self, status: int, rusage: Any, timed_out: bool, started: float, limits: dict[str, Any],
@@ -189,12 +209,19 @@ class Zygote:
         if self.scratch is None:
             return
         scratch, self.scratch = self.scratch, None
-        if not self.namespaced:
+        written, self.written = self.written, []
+        try:  # the usual case, cheap: the sample left nothing beside what we wrote (no symlink followed)
+            fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            try:
+                for name in written:
+                    os.unlink(name, dir_fd=fd)
+            finally:
+                os.close(fd)
+            os.rmdir(scratch)
+        except OSError:
             shutil.rmtree(scratch, ignore_errors=True)
-            return
-        for directory in PRIVATE_DIRS:  # the private /tmp is private per sample, not just per worker
-            if os.path.isdir(directory):
-                _wipe(directory, self.kept)
+        for directory in self.private_dirs:  # the private /tmp is private per sample, not just per worker
+            _wipe(directory, self.kept)
 
 
 def _wipe(directory: str, kept: list[str]) -> None:
@@ -314,9 +341,9 @@ def main() -> None:
     namespaced, uid, layers, kept = _setup(level, proto)
     isolation.prctl(isolation.PR_SET_NO_NEW_PRIVS, 1)  # inherited by every sample: setuid binaries cannot raise it
     zygote = Zygote(namespaced, uid, layers, kept)
-    if namespaced:  # the sample environment is the same for every sample: set once, inherited by each fork
+    if zygote.env is not None:  # the sample environment is the same for every sample: set once, inherited by each fork
         os.environ.clear()
-        os.environ.update(zygote._env(SCRATCH_IN_NAMESPACE))
+        os.environ.update(zygote.env)
     configure_streams()
     gc.freeze()  # the zygote's objects leave the collector's view: a sample's collections do not touch (and copy) them
     send(proto[1], {"layers": layers})
