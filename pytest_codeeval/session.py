@@ -235,6 +235,7 @@ class CodeevalSession:
             session.exitstatus = pytest.ExitCode.OK
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 
+    @pytest.hookimpl(trylast=True)  # after pytest's own collection pass at unconfigure, which the freeze keeps cheap
     def pytest_unconfigure(self) -> None:
         if self._frozen:  # in-process runs (pytester) go on in this interpreter: its objects are collectable again
             gc.unfreeze()

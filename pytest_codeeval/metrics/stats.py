@@ -5,7 +5,8 @@ The problem is the unit: a benchmark is a sample of problems, and the samples of
 independent. Every number is the task's own metric recomputed (on resampled problems, or on problems whose two
 runs were swapped), so pass@k, mean scores, medians and corpus BLEU are all handled. Metrics that are a mean of
 per-problem values (pass@k, mean-aggregated scores) are vectorised; the others are recomputed in a loop with
-fewer draws. Fixed seeds make every report reproducible.
+fewer draws. Fixed seeds make every report reproducible. Intervals are computed for every report, so they are
+plain Python (a run without a baseline never loads numpy); the paired test uses numpy.
 
 The paired test is a permutation test (randomisation test) on the problems both runs share: under "no change"
 the two runs' results for a problem are exchangeable, so swapping them problem by problem gives the null
@@ -18,10 +19,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from pytest_codeeval.records import SampleRecord
 
@@ -30,11 +30,10 @@ Compute = Callable[[Problems], Mapping[str, float]]  # the task's metrics on a s
 
 LEVEL = 0.95
 SEED = 20211
-RESAMPLES = 2000  # bootstrap draws for mean metrics (vectorised)
+RESAMPLES = 2000  # bootstrap draws for mean metrics (each a sum over the resampled problems)
 PERMUTATIONS = 20000  # random sign patterns for mean metrics when exact enumeration is too large
 SLOW_DRAWS = 200  # draws for metrics recomputed in a loop (corpus BLEU: ~35 ms a call on 164 problems)
 EXACT_UP_TO = 16  # changed problems up to which all 2^m sign patterns are enumerated
-CHUNK = 250  # bootstrap rows materialised at once: memory stays O(CHUNK x problems)
 CHECKS = 3  # random resamples on which "the metric is the mean of its per-problem values" is verified
 
 
@@ -43,7 +42,7 @@ class PerProblem:
     """Each metric on each problem alone, and which metrics are the mean of those values."""
 
     ids: list[str]
-    values: dict[str, np.ndarray]  # metric -> value per problem (NaN where a problem alone gives none)
+    values: dict[str, list[float]]  # metric -> value per problem (NaN where a problem alone gives none)
     means: frozenset[str]
 
 
@@ -72,20 +71,33 @@ def _draw(items: Sequence[Sequence[SampleRecord]], rows: Sequence[int]) -> dict[
 def per_problem(problems: Problems, compute: Compute, totals: Mapping[str, float]) -> PerProblem:
     ids = list(problems)
     alone = [compute({pid: problems[pid]}) for pid in ids]
-    values = {m: np.array([a.get(m, np.nan) for a in alone], dtype=float) for m in totals}
-    means = {m for m, v in values.items() if not np.isnan(v).any() and math.isclose(v.mean(), totals[m], abs_tol=1e-9)}
+    values = {m: [a.get(m, math.nan) for a in alone] for m in totals}
+    means = {m for m, v in values.items() if not any(map(math.isnan, v)) and math.isclose(_mean_at(v, range(len(v))), totals[m], abs_tol=1e-9)}
     if means and len(ids) > 1:  # a median can equal the mean by chance; on random resamples it will not
-        items, rng = [problems[pid] for pid in ids], np.random.default_rng(SEED + 1)
-        for rows in rng.integers(0, len(ids), size=(CHECKS, len(ids))):
+        items = [problems[pid] for pid in ids]
+        for rows in _resamples(len(ids), CHECKS, SEED + 1):
             got = compute(_draw(items, rows))
-            means = {m for m in means if m in got and math.isclose(values[m][rows].mean(), got[m], abs_tol=1e-9)}
+            means = {m for m in means if m in got and math.isclose(_mean_at(values[m], rows), got[m], abs_tol=1e-9)}
     return PerProblem(ids, values, frozenset(means))
 
 
-def _bootstrap_rows(n_problems: int, n_draws: int) -> Iterator[np.ndarray]:
-    rng = np.random.default_rng(SEED)
-    for start in range(0, n_draws, CHUNK):
-        yield rng.integers(0, n_problems, size=(min(CHUNK, n_draws - start), n_problems))
+def _resamples(n_problems: int, n_draws: int, seed: int = SEED) -> Iterator[list[int]]:
+    """Problem indices drawn with replacement, `n_problems` per draw."""
+    rng, population = random.Random(seed), range(n_problems)
+    for _ in range(n_draws):
+        yield rng.choices(population, k=n_problems)
+
+
+def _mean_at(values: Sequence[float], rows: Sequence[int]) -> float:
+    return sum(map(values.__getitem__, rows)) / len(rows)
+
+
+def _percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-th percentile of sorted values, interpolated linearly between the two nearest (numpy's default)."""
+    position = (len(ordered) - 1) * q / 100
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def bootstrap_intervals(problems: Problems, compute: Compute, level: float = LEVEL) -> dict[str, tuple[float, float]]:
@@ -96,23 +108,22 @@ def bootstrap_intervals(problems: Problems, compute: Compute, level: float = LEV
     if len(problems) == 1:
         return {m: (v, v) for m, v in totals.items()}
     pp = per_problem(problems, compute, totals)
-    draws: dict[str, list[np.ndarray]] = {m: [] for m in totals}
-    for rows in _bootstrap_rows(len(pp.ids), RESAMPLES if pp.means else 0):
+    draws: dict[str, list[float]] = {m: [] for m in pp.means}
+    for rows in _resamples(len(pp.ids), RESAMPLES if pp.means else 0):
         for m in pp.means:
-            draws[m].append(pp.values[m][rows].mean(axis=1))
+            draws[m].append(_mean_at(pp.values[m], rows))
     slow = [m for m in totals if m not in pp.means]
     if slow:
         items = [problems[pid] for pid in pp.ids]
-        recomputed = [compute(_draw(items, r)) for chunk in _bootstrap_rows(len(pp.ids), SLOW_DRAWS) for r in chunk]
+        recomputed = [compute(_draw(items, rows)) for rows in _resamples(len(pp.ids), SLOW_DRAWS)]
         for m in slow:
-            draws[m].append(np.array([r.get(m, np.nan) for r in recomputed], dtype=float))
+            draws[m] = [r.get(m, math.nan) for r in recomputed]
     tail = (1 - level) / 2 * 100
     intervals = {}
-    for m, chunks in draws.items():
-        values = np.concatenate(chunks)
-        if np.isnan(values).all():
-            continue
-        intervals[m] = (float(np.nanpercentile(values, tail)), float(np.nanpercentile(values, 100 - tail)))
+    for m in totals:
+        ordered = sorted(v for v in draws[m] if not math.isnan(v))
+        if ordered:
+            intervals[m] = (_percentile(ordered, tail), _percentile(ordered, 100 - tail))
     return intervals
 
 
@@ -120,6 +131,8 @@ def sign_flip_p_value(diffs: Sequence[float]) -> tuple[float, str]:
     """One-sided p-value that the per-problem differences (current - baseline) are negative, and the test's name.
 
     Zero differences carry no information and are dropped (as McNemar drops concordant pairs)."""
+    import numpy as np
+
     d = np.asarray(diffs, dtype=float)
     d = d[np.abs(d) > 1e-12]
     m = len(d)
@@ -144,6 +157,8 @@ def _swap_p_values(
     observed: Mapping[str, float],
 ) -> dict[str, float]:
     """Permutation test for metrics that are not a mean of per-problem values: swap the runs on random problems."""
+    import numpy as np
+
     rng = np.random.default_rng(SEED)
     hits = dict.fromkeys(observed, 0)
     for mask in rng.integers(0, 2, size=(SLOW_DRAWS, len(current))).astype(bool):
@@ -158,6 +173,8 @@ def _swap_p_values(
 
 def paired_comparison(baseline: Problems, current: Problems, compute: Compute) -> dict[str, Comparison]:
     """Every metric of both runs on the problems they share (in the current run's order), with the paired test."""
+    import numpy as np
+
     shared = [pid for pid in current if pid in baseline]
     before, after = {p: baseline[p] for p in shared}, {p: current[p] for p in shared}
     totals_before, totals_after = compute(before), compute(after)
@@ -170,7 +187,7 @@ def paired_comparison(baseline: Problems, current: Problems, compute: Compute) -
     slow_p = _swap_p_values([before[p] for p in shared], [after[p] for p in shared], compute, slow) if slow else {}
     out = {}
     for m in metrics:
-        diffs = pp_after.values[m] - pp_before.values[m]
+        diffs = np.asarray(pp_after.values[m]) - np.asarray(pp_before.values[m])
         if m in slow:
             p_value, test = slow_p[m], f"swap permutation test ({SLOW_DRAWS} draws)"
         else:

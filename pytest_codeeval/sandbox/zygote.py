@@ -11,7 +11,6 @@ import gc
 import os
 import pwd
 import select
-import shutil
 import signal
 import sys
 import time
@@ -219,7 +218,7 @@ class Zygote:
                 os.close(fd)
             os.rmdir(scratch)
         except OSError:
-            shutil.rmtree(scratch, ignore_errors=True)
+            _rmtree(scratch)
         for directory in self.private_dirs:  # the private /tmp is private per sample, not just per worker
             _wipe(directory, self.kept)
 
@@ -232,9 +231,17 @@ def _wipe(directory: str, kept: list[str]) -> None:
         if any(k.startswith(entry.path + "/") for k in kept):
             _wipe(entry.path, kept)
         elif entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+            _rmtree(entry.path)
         else:
             os.unlink(entry.path)
+
+
+def _rmtree(path: str) -> None:
+    """Loaded only once a sample leaves a directory behind: shutil brings compression modules, and every module the
+    zygote holds makes each fork dearer."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _reap_all() -> None:
