@@ -272,6 +272,18 @@ def test_verdicts_do_not_depend_on_machine_load() -> None:
             burner.wait()
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_files_reach_the_scratch_directory_and_commands_run(level: str) -> None:
+    """What other languages need: data files beside the program, and a command exec'd instead of Python."""
+    executor = get_executor(level)
+    python = executor.run(ExecRequest(python_source="import os\nprint(open('data.txt').read(), sorted(os.listdir('.')))",
+                                      files=(("data.txt", b"hello"),), limits=Limits(cpu_seconds=2)))
+    assert python.completed and python.stdout.strip() == "hello ['data.txt', 'program.py']"
+    command = executor.run(ExecRequest(argv=("/bin/sh", "-c", "cat data.txt && ls && exit 3"),
+                                       files=(("data.txt", b"bye\n"),), limits=Limits(cpu_seconds=2)))
+    assert (command.exit_code, command.stdout.split()) == (3, ["bye", "data.txt"])
+
+
 def test_machinery_failure_is_an_error_not_a_verdict() -> None:
     executor = ZygoteExecutor("strict")
     try:
