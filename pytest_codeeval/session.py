@@ -181,6 +181,8 @@ class CodeevalSession:
             self.prepare([item.key for item in session.items if isinstance(item, SampleItem)])
         # Items, problems and tasks live until the session ends: out of the collector's view, the garbage
         # collections that thousands of items' reports trigger stay cheap (they cost a tenth of the run otherwise).
+        # What is garbage already (a generation model's cycles, say) is collected first, never frozen.
+        gc.collect()
         gc.freeze()
         self._frozen = True
 

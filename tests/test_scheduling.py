@@ -100,17 +100,23 @@ def test_pool_starts_every_zygote_when_the_header_asks_for_the_layers() -> None:
 
 
 def test_objects_are_frozen_during_the_run_and_collectable_after_it(pytester: pytest.Pytester) -> None:
-    """gc.freeze() keeps thousands of items out of every collection during the run; an in-process run (pytester,
-    pytest.main) gives them back to the collector when it ends."""
+    """gc.freeze() keeps thousands of items out of every collection during the run, after collecting what is
+    garbage already; an in-process run (pytester, pytest.main) gives them back to the collector when it ends."""
     import gc
 
     pytester.makeconftest(
-        "import gc\nFROZEN = []\n"
-        "def pytest_runtest_call(item):\n    FROZEN.append(gc.get_freeze_count())\n"
-        "def pytest_sessionfinish(session):\n    session.config._frozen_during_run = min(FROZEN)\n"
+        "import gc, weakref\nFROZEN, GARBAGE = [], []\n"
+        "class Cycle:\n    pass\n"
+        "def pytest_collection_modifyitems(items):\n"  # garbage that only a collection frees, made just before
+        "    gc.disable()\n    cycle = Cycle()\n    cycle.me = cycle\n    GARBAGE.append(weakref.ref(cycle))\n"
+        "def pytest_runtest_call(item):\n    gc.enable()\n    FROZEN.append(gc.get_freeze_count())\n"
+        "def pytest_sessionfinish(session):\n    gc.enable()\n"
+        "    session.config._frozen_during_run = min(FROZEN)\n    session.config._garbage_freed = GARBAGE[0]() is None\n"
     )
     gc.unfreeze()
     result = pytester.inline_run("--codeeval-model=reference", "--codeeval-tasks=humaneval", "--codeeval-limit=2")
     result.assertoutcome(passed=2)
-    assert result.getcalls("pytest_sessionfinish")[0].session.config._frozen_during_run > 1000
+    config = result.getcalls("pytest_sessionfinish")[0].session.config
+    assert config._frozen_during_run > 1000
+    assert config._garbage_freed  # collected before the freeze, not kept for the whole run
     assert gc.get_freeze_count() == 0
