@@ -6,6 +6,7 @@ aggregates: metrics, summary, reports, gates and the exit status are computed fr
 from __future__ import annotations
 
 import gc
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,7 +53,7 @@ class CodeevalSession:
         self._pool: ExecutionPool | None = None
         self._lookahead = Lookahead()
         self._sent_ahead: set[SampleKey] = set()
-        self._frozen = False  # gc.freeze() called at the end of collection, undone at unconfigure
+        self._frozen = False  # gc.freeze() called at the end of collection, undone at unconfigure (see there)
         if isinstance(self.source, ModelSource):
             if self.is_worker:
                 self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
@@ -239,9 +240,33 @@ class CodeevalSession:
 
     @pytest.hookimpl(trylast=True)  # after pytest's own collection pass at unconfigure, which the freeze keeps cheap
     def pytest_unconfigure(self) -> None:
-        if self._frozen:  # in-process runs (pytester) go on in this interpreter: its objects are collectable again
+        # In-process runs (pytester, pytest.main) go on in this interpreter: their objects are collectable again.
+        # A process that ends with the run keeps them frozen: unfrozen, pytest's cleanup and the interpreter's
+        # collections at exit would traverse every one (a quarter of a second for a few thousand samples).
+        if self._frozen and not (self.is_worker or _run_by_pytest_command()):
             gc.unfreeze()
         if self._pool is not None:
             self._pool.close()
         if self._tmpdir is not None:
             self._tmpdir.cleanup()
+
+
+def _run_by_pytest_command() -> bool:
+    """Whether this run is the `pytest` command's (or `python -m pytest`'s): the interpreter exits when it ends.
+
+    The innermost call of pytest's `main` on the stack came from its console entry point, not from pytester or
+    another caller of `pytest.main` (which may itself run under the `pytest` command)."""
+    import _pytest.config
+
+    entry = ("main", "_main", "console_main", "_console_main")
+    frame, in_main = sys._getframe(1), False
+    while frame is not None:
+        code = frame.f_code
+        here = code.co_filename == _pytest.config.__file__ and code.co_name in entry
+        if in_main and not here:
+            return False
+        if here and code.co_name in ("console_main", "_console_main"):
+            return True
+        in_main = in_main or here
+        frame = frame.f_back
+    return False

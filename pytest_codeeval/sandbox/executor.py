@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import select
 import subprocess
@@ -73,8 +72,7 @@ class ZygoteExecutor:
         return dict(self._layers or {})
 
     def run(self, request: ExecRequest) -> ExecResult:
-        limits = dataclasses.asdict(request.limits)
-        limits["wall_seconds"] = request.limits.wall_bound()
+        limits = {**vars(request.limits), "wall_seconds": request.limits.wall_bound()}  # asdict: 30 µs a sample
         message = {
             "python_source": request.python_source, "argv": list(request.argv) if request.argv else None,
             "filename": request.filename, "limits": limits,
