@@ -16,7 +16,8 @@ def mutate(code: str) -> str:
 
 
 def sample_rows(n_problems: int = 24, runaway: bool = True) -> list[dict]:
-    """Per problem: canonical, mutated and truncated completions; with `runaway`, also loops and early exits."""
+    """Per problem: canonical, mutated and truncated completions, some with an undefined annotation; with `runaway`,
+    also loops and early exits."""
     rows = []
     for i, tid in enumerate(first_ids(n_problems)):
         good = canonical(tid)
@@ -27,4 +28,6 @@ def sample_rows(n_problems: int = 24, runaway: bool = True) -> list[dict]:
             rows.append({"task_id": tid, "completion": "    while True:\n        pass\n"})
         if runaway and i % 8 == 1:
             rows.append({"task_id": tid, "completion": "    import sys\n    sys.exit(0)\n"})
+        if i % 8 == 2:  # an annotation naming nothing: a NameError when the def runs, unless annotations are postponed
+            rows.append({"task_id": tid, "completion": good + "\n\ndef _helper(x: Undefined) -> None:\n    pass\n"})
     return rows

@@ -104,7 +104,8 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     token, source = spec.token, spec.python_source or ""
     del spec
     try:
-        exec(compile(source, path, "exec"), module.__dict__)
+        # dont_inherit: this module's `from __future__ import annotations` must not postpone the program's annotations
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
     except SystemExit as exc:
         status = _exit_status(exc.code)
         _flush()
