@@ -284,6 +284,14 @@ def test_files_reach_the_scratch_directory_and_commands_run(level: str) -> None:
     assert (command.exit_code, command.stdout.split()) == (3, ["bye", "data.txt"])
 
 
+def test_samples_inherit_symbols_the_zygote_resolved() -> None:
+    """The zygote starts with LD_BIND_NOW: every symbol is resolved once, before the forks, not lazily in each
+    sample (a page copied and the symbol tables searched at each first call). The environment block it started
+    with shows it (a sample under the strict level runs as another uid and cannot read that block)."""
+    result = get_executor("basic").run(ExecRequest(python_source="print(open('/proc/self/environ', 'rb').read())"))
+    assert result.completed and "LD_BIND_NOW=1" in result.stdout
+
+
 def test_machinery_failure_is_an_error_not_a_verdict() -> None:
     executor = ZygoteExecutor("strict")
     try:

@@ -70,5 +70,5 @@ def task_section(result: TaskResult) -> dict[str, Any]:
 def write_json(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    tmp.write_text(json.dumps(report), encoding="utf-8")  # compact: the C encoder, twice as fast as indented
     tmp.replace(path)

@@ -20,7 +20,9 @@ def zygote_environment() -> dict[str, str]:
     """The zygote starts with almost nothing: a forked sample can read the environment block it was started
     with (/proc/self/environ), whatever the sample's own os.environ says."""
     keep = ("PATH", "HOME", "LANG", "PYTHONPATH")
-    return {k: os.environ[k] for k in keep if k in os.environ}
+    # LD_BIND_NOW: the dynamic linker resolves every symbol once, in the zygote, instead of lazily in each forked
+    # sample (where each first call wrote to a shared page and searched the symbol tables: 13 page faults a sample).
+    return {"LD_BIND_NOW": "1", **{k: os.environ[k] for k in keep if k in os.environ}}
 
 
 class ZygoteExecutor:
