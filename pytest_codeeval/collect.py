@@ -93,6 +93,7 @@ class SampleItem(pytest.Item):
         super().__init__(**kwargs)
         self.problem = problem
         self.index = index
+        self.key = SampleKey(problem.task, problem.id, index)
         self.codeeval = codeeval
         self.record: SampleRecord | None = None
         self.user_properties.extend(
@@ -114,10 +115,6 @@ class SampleItem(pytest.Item):
 
     def setup(self) -> None:
         self._request._fillfixtures()
-
-    @property
-    def key(self) -> SampleKey:
-        return SampleKey(self.problem.task, self.problem.id, self.index)
 
     def runtest(self) -> None:
         self.record = self.codeeval.evaluate(self.problem, self.index, self.funcargs)

@@ -180,12 +180,17 @@ class CodeevalSession:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.is_worker:
             self.prepare([item.key for item in session.items if isinstance(item, SampleItem)])
-        # Items, problems and tasks live until the session ends: out of the collector's view, the garbage
-        # collections that thousands of items' reports trigger stay cheap (they cost a tenth of the run otherwise).
-        # What is garbage already (a generation model's cycles, say) is collected first, never frozen.
-        gc.collect()
-        gc.freeze()
-        self._frozen = True
+        self.freeze()
+
+    def freeze(self) -> None:
+        """Once the run's long-lived objects exist (items, problems, tasks; on the xdist controller, which collects
+        nothing, pytest's and xdist's own): out of the collector's view, the garbage collections that thousands of
+        reports trigger stay cheap (they cost a tenth of the run otherwise). What is garbage already (a generation
+        model's cycles, say) is collected first, never frozen."""
+        if not self._frozen:
+            gc.collect()
+            gc.freeze()
+            self._frozen = True
 
     # -- hooks: running -----------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)

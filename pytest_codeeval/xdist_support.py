@@ -23,3 +23,4 @@ class XdistSupport:
         The scheduler sends no item before this returns, so the store is complete when samples run."""
         keys = [key for key in map(SampleKey.from_nodeid, ids) if key is not None]
         self.session.prepare(keys)
+        self.session.freeze()
