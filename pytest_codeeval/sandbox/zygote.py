@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from pytest_codeeval.sandbox import isolation
-from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
+from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rehearse_failure, rlimits
 from pytest_codeeval.sandbox.protocol import receive, send
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
@@ -350,6 +350,7 @@ def main() -> None:
         os.environ.clear()
         os.environ.update(zygote.env)
     configure_streams()
+    rehearse_failure()
     gc.freeze()  # the zygote's objects leave the collector's view: a sample's collections do not touch (and copy) them
     send(proto[1], {"layers": layers})
     while (msg := receive(proto[0])) is not None:
