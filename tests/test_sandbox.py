@@ -292,6 +292,19 @@ def test_samples_inherit_symbols_the_zygote_resolved() -> None:
     assert result.completed and "LD_BIND_NOW=1" in result.stdout
 
 
+def test_failure_reports_find_their_machinery_loaded() -> None:
+    """Most samples of a real model fail, and reporting a failure loads `traceback` and, for its carets, `ast`:
+    the zygote loads them and rehearses one report before it forks, leaving nothing of the rehearsal behind."""
+    program = ("import linecache, sys\n"
+               "print(sorted(m for m in ('ast', 'linecache', 'tokenize', 'traceback') if m in sys.modules))\n"
+               "print(sorted(linecache.cache))\n"
+               "assert [1][0] == 2\n")
+    result = get_executor("strict").run(ExecRequest(python_source=program))
+    loaded, cached = result.stdout.splitlines()
+    assert loaded == "['ast', 'linecache', 'tokenize', 'traceback']" and cached == "[]"
+    assert "assert [1][0] == 2" in result.stderr and "^^^" in result.stderr  # the report, carets included
+
+
 def test_machinery_failure_is_an_error_not_a_verdict() -> None:
     executor = ZygoteExecutor("strict")
     try:

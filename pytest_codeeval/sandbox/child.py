@@ -90,7 +90,7 @@ def rehearse_failure() -> None:
         try:
             exec(compile(source, filename, "exec", dont_inherit=True), {"__name__": "__main__"})
         except (AssertionError, SyntaxError) as exc:
-            traceback.print_exception(type(exc), exc, exc.__traceback__)  # to the zygote's stderr: /dev/null
+            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)  # to the zygote's stderr: /dev/null
     linecache.cache.pop(filename, None)
     _flush()
 
