@@ -83,7 +83,7 @@ def rehearse_failure() -> None:
     """Called by the zygote before any fork: report a failing program once, as a sample's process does. The first
     traceback fills the interpreter's type-attribute cache, interns names and imports what `traceback` imports
     lazily; done here, that is shared by every fork instead of done again, and copied page by page, in each failing
-    sample (about 200 page faults each, and most samples of a real model fail)."""
+    sample (about 60 page faults each, and most samples of a real model fail)."""
     filename = "<rehearsal>"
     for source in ("def check(candidate):\n    assert candidate(1) == 2\n\ncheck(lambda x: [x][0])\n", "def f(:\n"):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

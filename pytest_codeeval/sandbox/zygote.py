@@ -17,7 +17,8 @@ import time
 from typing import Any
 
 from pytest_codeeval.sandbox import isolation
-from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rehearse_failure, rlimits
+from pytest_codeeval.sandbox.child import (SETUP_FAILED, ChildSpec, become_sample, configure_streams, rehearse_failure,
+                                           rlimits)
 from pytest_codeeval.sandbox.protocol import receive, send
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
