@@ -6,6 +6,7 @@ forks, memory grabs are a few GiB at most, and the targets are canary files made
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -303,6 +304,52 @@ def test_failure_reports_find_their_machinery_loaded() -> None:
     loaded, cached = result.stdout.splitlines()
     assert loaded == "['ast', 'linecache', 'tokenize', 'traceback']" and cached == "[]"
     assert "assert [1][0] == 2" in result.stderr and "^^^" in result.stderr  # the report, carets included
+
+
+FAILING = {
+    "recursion": "def f(n):\n    return f(n + 1)\n\ndef check():\n    f(0)\n\ncheck()\n",
+    "chained": "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise ValueError('x') from e\n",
+    "group": "raise ExceptionGroup('g', [ValueError(1), TypeError(2)])\n",
+    "syntax": "def f(:\n",
+    "assertion": "def f(n):\n    return n\n\nassert f(1) == 2\n",
+}
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_failures_are_reported_as_python_reports_them(name: str) -> None:
+    """The sample's traceback is Python's own, without the harness's frame (a recursion's repeated frame is
+    formatted once, not a thousand times, and the report does not change)."""
+    import linecache
+    import traceback
+
+    source = FAILING[name]
+    result = get_executor("strict").run(ExecRequest(python_source=source))
+    path = "/tmp/sample/program.py"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    try:
+        exec(compile(source, path, "exec", dont_inherit=True), {"__name__": "__main__"})
+    except BaseException as exc:  # noqa: BLE001
+        expected = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
+    finally:
+        del linecache.cache[path]
+    repeats = re.compile(r"repeated \d+ more times")  # the recursion's depth differs between the two processes
+    assert repeats.sub("repeated N more times", result.stderr) == repeats.sub("repeated N more times", expected)
+
+
+def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import traceback
+
+    from pytest_codeeval.sandbox import child
+
+    calls = []
+    original = traceback.StackSummary.format_frame_summary
+    monkeypatch.setattr(traceback.StackSummary, "format_frame_summary", lambda self, f: calls.append(f) or original(self, f))
+    try:
+        exec(compile(FAILING["recursion"], "<recursion>", "exec"), {})
+    except RecursionError as exc:
+        child._print_failure(exc)  # noqa: SLF001
+    assert "RecursionError" in capsys.readouterr().err
+    assert 3 <= len(calls) < 10  # <module>, check, f: each once, not f a thousand times
 
 
 def test_machinery_failure_is_an_error_not_a_verdict() -> None:

@@ -79,6 +79,34 @@ def configure_streams() -> None:
     sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)  # type: ignore[union-attr]
 
 
+class _Stack(traceback.StackSummary):
+    """Formats each distinct frame once. A recursion that ran into the limit repeats one frame about a thousand
+    times, and `traceback` formats every repeat (its ^^^ carets parse the line each time) before it prints three:
+    12 ms a sample, against 1.5 for another failure. The output is the same."""
+
+    def format_frame_summary(self, frame_summary: traceback.FrameSummary) -> str:
+        f = frame_summary
+        key = (f.filename, f.lineno, f.end_lineno, f.colno, f.end_colno, f.name)
+        formatted: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_formatted", {})
+        if key not in formatted:
+            formatted[key] = super().format_frame_summary(f)
+        return formatted[key]
+
+
+def _print_failure(exc: BaseException) -> None:
+    """The traceback as Python prints it, without the harness's own frame."""
+    report = traceback.TracebackException(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
+    todo, seen = [report], set()
+    while todo:  # the report and every exception chained to it or grouped in it
+        part = todo.pop()
+        if id(part) not in seen:
+            seen.add(id(part))
+            part.stack = _Stack(part.stack)
+            todo += [p for p in (part.__cause__, part.__context__) if p is not None] + list(getattr(part, "exceptions", None) or ())
+    for line in report.format():
+        sys.stderr.write(line)
+
+
 def rehearse_failure() -> None:
     """Called by the zygote before any fork: report a failing program once, as a sample's process does. The first
     traceback fills the interpreter's type-attribute cache, interns names and imports what `traceback` imports
@@ -90,7 +118,7 @@ def rehearse_failure() -> None:
         try:
             exec(compile(source, filename, "exec", dont_inherit=True), {"__name__": "__main__"})
         except (AssertionError, SyntaxError) as exc:
-            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)  # to the zygote's stderr: /dev/null
+            _print_failure(exc)  # to the zygote's stderr: /dev/null
     linecache.cache.pop(filename, None)
     _flush()
 
@@ -130,7 +158,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
         _flush()
         os._exit(status)
     except BaseException as exc:
-        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)  # without the harness's own frame
+        _print_failure(exc)
         _flush()
         os._exit(1)
     _flush()
