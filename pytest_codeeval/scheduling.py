@@ -40,7 +40,7 @@ class ExecutionPool:
 
     Results wait by key until their item asks for them; `close` drops what has not started and kills what runs
     (with -x, or when the session breaks off). Jobs and results travel through plain queues, not futures:
-    their bookkeeping cost the main process, which also runs pytest, a tenth of its time."""
+    their bookkeeping cost the main process, which also runs pytest, about 6% of its time."""
 
     def __init__(self, level: str, jobs: int) -> None:
         self.level = level
