@@ -102,7 +102,8 @@ def _print_failure(exc: BaseException) -> None:
         if id(part) not in seen:
             seen.add(id(part))
             part.stack = _Stack(part.stack)
-            todo += [p for p in (part.__cause__, part.__context__) if p is not None] + list(getattr(part, "exceptions", None) or ())
+            todo += [p for p in (part.__cause__, part.__context__) if p is not None]
+            todo += getattr(part, "exceptions", None) or []  # an exception group's members
     for line in report.format():
         sys.stderr.write(line)
 
