@@ -312,28 +312,42 @@ FAILING = {
     "group": "raise ExceptionGroup('g', [ValueError(1), TypeError(2)])\n",
     "syntax": "def f(:\n",
     "assertion": "def f(n):\n    return n\n\nassert f(1) == 2\n",
+    # Line ends of all kinds and a form feed (no line end for Python, one for str.splitlines): the lines shown
+    # must be the ones Python reads back from the file.
+    "line ends": "x = 1\r\n\x0c\ry = [x]\r\ndef f():\n    assert y[0] == 2\x0c\nf()",
 }
 
 
 @pytest.mark.parametrize("name", FAILING)
-def test_failures_are_reported_as_python_reports_them(name: str) -> None:
-    """The sample's traceback is Python's own, without the harness's frame (a recursion's repeated frame is
-    formatted once, not a thousand times, and the report does not change)."""
+def test_failures_are_reported_as_python_reports_them(name: str, tmp_path: Path) -> None:
+    """The sample's traceback is Python's own, source lines read from the program's file, without the harness's
+    frame (a recursion's repeated frame is formatted once, not a thousand times, and the report does not change;
+    the sample's process does not read its file back, and shows the same lines)."""
     import linecache
     import traceback
 
     source = FAILING[name]
     result = get_executor("strict").run(ExecRequest(python_source=source))
-    path = "/tmp/sample/program.py"
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    path = tmp_path / "program.py"
+    path.write_text(source, encoding="utf-8", newline="")
     try:
-        exec(compile(source, path, "exec", dont_inherit=True), {"__name__": "__main__"})
+        exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__main__"})
     except BaseException as exc:  # noqa: BLE001
         expected = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
     finally:
-        del linecache.cache[path]
+        linecache.cache.pop(str(path), None)
+    expected = expected.replace(str(path), "/tmp/sample/program.py")
     repeats = re.compile(r"repeated \d+ more times")  # the recursion's depth differs between the two processes
     assert repeats.sub("repeated N more times", result.stderr) == repeats.sub("repeated N more times", expected)
+
+
+def test_failure_report_shows_the_program_that_ran() -> None:
+    """The report's lines come from the program in memory, not read back from its file: a sample that rewrites
+    or removes its file still shows the line that failed (and its process reads nothing more to say so)."""
+    program = "import os\nos.remove(__file__)\nassert 1 + 1 == 3, 'the failing line'\n"
+    result = get_executor("strict").run(ExecRequest(python_source=program))
+    assert "    assert 1 + 1 == 3, 'the failing line'\n" in result.stderr, result.stderr
+    assert result.stderr.rstrip().endswith("AssertionError: the failing line")
 
 
 def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -347,7 +361,7 @@ def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.Monke
     try:
         exec(compile(FAILING["recursion"], "<recursion>", "exec"), {})
     except RecursionError as exc:
-        child._print_failure(exc)  # noqa: SLF001
+        child._print_failure(exc, "<recursion>", FAILING["recursion"])  # noqa: SLF001
     assert "RecursionError" in capsys.readouterr().err
     assert 3 <= len(calls) < 10  # <module>, check, f: each once, not f a thousand times
 
