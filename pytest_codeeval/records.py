@@ -68,3 +68,23 @@ class SampleRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SampleRecord:
         return cls(**data)
+
+    def to_wire(self) -> dict[str, Any]:
+        """`to_dict` for the trip on a pytest report. execnet (xdist) sends only text that UTF-8 can encode, and a
+        completion may hold a lone surrogate (valid JSON): such a text travels as its bytes, to be restored."""
+        data = self.to_dict()
+        for name in _TEXTS:
+            value = data[name]
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    data[name] = value.encode("utf-8", "surrogatepass")
+        return data
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> SampleRecord:
+        return cls(**{k: v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v for k, v in data.items()})
+
+
+_TEXTS = ("program", "output", "solution", "completion", "reference")

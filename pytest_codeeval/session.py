@@ -204,13 +204,13 @@ class CodeevalSession:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
         if isinstance(item, SampleItem) and call.when == "call" and item.record is not None:
-            report.codeeval = item.record.to_dict()
+            report.codeeval = item.record.to_wire()
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "codeeval", None)
         if data:
-            record = SampleRecord.from_dict(data)
+            record = SampleRecord.from_wire(data)
             self.results.add(record)
             self.sample_failures += report.failed
 

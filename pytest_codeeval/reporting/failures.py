@@ -15,4 +15,5 @@ def describe_failure(record: SampleRecord, full: bool) -> str:
         return "\n".join([head, *("  " + line for line in lines)]) if lines else head
     numbered = "\n".join(f"{n:4d}  {line}" for n, line in enumerate(record.program.splitlines(), 1))
     parts = [head, "", "---- program ----", numbered, "", "---- output ----", output or "(no output)"]
-    return "\n".join(parts)
+    # A completion may hold a lone surrogate (valid JSON, not encodable): shown escaped, the lines kept.
+    return "\n".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")

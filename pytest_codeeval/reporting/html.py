@@ -25,4 +25,4 @@ def render_html(report: dict[str, Any]) -> str:
 
 def write_html(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report), encoding="utf-8")
+    path.write_text(render_html(report), encoding="utf-8", errors="backslashreplace")  # a lone surrogate in a completion

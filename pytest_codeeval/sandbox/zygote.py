@@ -95,7 +95,7 @@ class Zygote:
         for name, data in msg["files"]:
             self._write(name, data)
         if msg["python_source"] is not None:  # written out for tracebacks and __file__; it runs from memory
-            self._write(msg["filename"], msg["python_source"].encode())
+            self._write(msg["filename"], msg["python_source"].encode("utf-8", "surrogatepass"))  # a lone surrogate is valid JSON
         return self._fork_and_watch(msg, msg["limits"], scratch)
 
     def _write(self, name: str, data: bytes) -> None:
