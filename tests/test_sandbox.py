@@ -68,8 +68,13 @@ def canary(tmp_path: Path) -> Path:
         ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(5)\nos._exit(0)", "exited with status 0 before its tests finished"),
         ("import os\nos.write(3, os.urandom(17))\nos._exit(0)", "exited with status 0 before its tests finished"),
         ("print('OK')\nprint('passed')\nimport os\nos._exit(0)", "exited with status 0 before its tests finished"),
+        # The harness's token is in no frame of the sample's process (nor anywhere in its memory) while it runs.
+        ("import os, sys\nf = sys._getframe()\nwhile f is not None:\n    for v in list(f.f_locals.values()):\n"
+         "        if isinstance(v, bytes) and len(v) == 16:\n            os.write(3, v)\n            os._exit(0)\n"
+         "    f = f.f_back\nos._exit(0)", "exited with status 0 before its tests finished"),
     ],
-    ids=["sys.exit", "os._exit", "SystemExit", "atexit", "thread-exit", "new-session", "forged-token", "fake-output"],
+    ids=["sys.exit", "os._exit", "SystemExit", "atexit", "thread-exit", "new-session", "forged-token", "fake-output",
+         "token-from-frames"],
 )
 def test_early_exits_never_pass(program: str, detail: str, level: str) -> None:
     outcome = judge(program, level)

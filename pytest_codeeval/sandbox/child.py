@@ -16,7 +16,8 @@ import traceback  # loaded once, by the zygote: most samples of a real model fai
 import types
 from typing import Any, NamedTuple, NoReturn
 
-DONE_FD = 3  # the completion pipe, the only descriptor a sample inherits besides 0, 1, 2
+DONE_FD = 3  # the completion pipe, written to by the harness once the program returned
+TOKEN_FD = 4  # where the completion token waits (see `_run_python`); with DONE_FD, all a sample has beside 0, 1, 2
 SETUP_FAILED = 125
 MAX_FD = os.sysconf("SC_OPEN_MAX")
 
@@ -26,7 +27,7 @@ class ChildSpec(NamedTuple):
     stdout_fd: int
     stderr_fd: int
     done_fd: int
-    token: bytes
+    token_fd: int  # the read end of the pipe the zygote writes this sample's completion token to, after the fork
     rlimits: list[tuple[int, tuple[int, int]]]
     uid: int | None  # run as this uid (root only); None: stay as we are
     env: dict[str, str] | None  # None: the environment inherited from the zygote is the sample's already
@@ -61,8 +62,11 @@ def _prepare(spec: ChildSpec) -> None:
     # Standard input is the zygote's: /dev/null.
     os.dup2(spec.stdout_fd, 1)
     os.dup2(spec.stderr_fd, 2)
-    os.dup2(spec.done_fd, DONE_FD, inheritable=False)  # not passed on to programs the sample execs
-    os.closerange(DONE_FD + 1, MAX_FD)
+    # Not passed on to programs the sample execs. (The zygote's own descriptors 3 and 4, replaced here, are its
+    # protocol pipes: these two pipes are never at 3 or 4 in the zygote.)
+    os.dup2(spec.done_fd, DONE_FD, inheritable=False)
+    os.dup2(spec.token_fd, TOKEN_FD, inheritable=False)
+    os.closerange(TOKEN_FD + 1, MAX_FD)
     os.chdir(spec.scratch)
     if spec.uid is not None:  # no new privileges is set on the zygote already: su and sudo cannot undo this
         _drop_privileges(spec.uid)
@@ -156,8 +160,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     sys.argv = [path]
     sys.path[0:1] = [spec.scratch]
     # sys.stdin, stdout and stderr are the zygote's, set up once by `configure_streams`: fds 0-2 are the sample's now.
-    token, source = spec.token, spec.python_source or ""
-    del spec
+    source = spec.python_source or ""
     try:
         # dont_inherit: this module's `from __future__ import annotations` must not postpone the program's annotations
         exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
@@ -170,7 +173,9 @@ def _run_python(spec: ChildSpec) -> NoReturn:
         _flush()
         os._exit(1)
     _flush()
-    os.write(DONE_FD, token)
+    # The token is read only now: while the program ran it was in no memory of this process (the zygote made it
+    # after the fork), so walking the interpreter's frames or objects cannot find it.
+    os.write(DONE_FD, os.read(TOKEN_FD, 64))
     os._exit(0)
 
 

@@ -115,15 +115,17 @@ class Zygote:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         done_r, done_w = os.pipe()
-        token = os.urandom(16)
+        token_r, token_w = os.pipe()
         env = None if self.env else self._env(scratch)
-        spec = ChildSpec(scratch, out_w, err_w, done_w, token, rlimits(limits, self.uid is not None), self.uid, env,
+        spec = ChildSpec(scratch, out_w, err_w, done_w, token_r, rlimits(limits, self.uid is not None), self.uid, env,
                          msg["python_source"], msg["argv"], msg["filename"])
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             become_sample(spec)
-        for fd in (out_w, err_w, done_w):
+        token = os.urandom(16)  # made after the fork: no copy of it in the sample's memory (see child._run_python)
+        os.write(token_w, token)
+        for fd in (out_w, err_w, done_w, token_r, token_w):
             os.close(fd)
         captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
         status, rusage, timed_out = self._watch(pid, started + limits["wall_seconds"], captures)
