@@ -16,8 +16,8 @@ def mutate(code: str) -> str:
 
 
 def sample_rows(n_problems: int = 24, runaway: bool = True) -> list[dict]:
-    """Per problem: canonical, mutated and truncated completions, some with an undefined annotation; with `runaway`,
-    also loops and early exits."""
+    """Per problem: canonical, mutated and truncated completions, some with an undefined annotation or a main block;
+    with `runaway`, also loops and early exits."""
     rows = []
     for i, tid in enumerate(first_ids(n_problems)):
         good = canonical(tid)
@@ -30,4 +30,6 @@ def sample_rows(n_problems: int = 24, runaway: bool = True) -> list[dict]:
             rows.append({"task_id": tid, "completion": "    import sys\n    sys.exit(0)\n"})
         if i % 8 == 2:  # an annotation naming nothing: a NameError when the def runs, unless annotations are postponed
             rows.append({"task_id": tid, "completion": good + "\n\ndef _helper(x: Undefined) -> None:\n    pass\n"})
+        if i % 8 == 3:  # a model's own demo: harnesses exec the program in fresh globals, where this block never runs
+            rows.append({"task_id": tid, "completion": good + "\n\nif __name__ == '__main__':\n    print(input('n? '))\n"})
     return rows

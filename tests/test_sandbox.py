@@ -249,6 +249,9 @@ LEGITIMATE = {
     "multiprocessing": "import multiprocessing as mp\ndef sq(x):\n    return x * x\n"
                        "with mp.Pool(2) as pool:\n    assert pool.map(sq, range(5)) == [0, 1, 4, 9, 16]\n"
                        "q = mp.Queue()\np = mp.Process(target=q.put, args=(7,))\np.start()\nassert q.get(timeout=5) == 7\np.join()",
+    "multiprocessing-classes": "import multiprocessing as mp\nfrom dataclasses import dataclass\n@dataclass\nclass P:\n"
+                               "    x: int\ndef double(p):\n    return P(p.x * 2)\nwith mp.Pool(2) as pool:\n"
+                               "    assert pool.map(double, [P(1), P(2)]) == [P(2), P(4)]\n",
     "tempfile": "import tempfile, os\nwith tempfile.NamedTemporaryFile('w', delete=False) as f:\n    f.write('x')\n"
                 "assert open(f.name).read() == 'x'\nopen('local.txt', 'w').write('y')\nassert os.path.exists('local.txt')",
     "recursion": "import sys\nsys.setrecursionlimit(100000)\ndef depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"

