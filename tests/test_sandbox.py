@@ -81,6 +81,24 @@ def test_early_exits_never_pass(program: str, detail: str, level: str) -> None:
     assert (outcome.status, outcome.detail) == ("failed", detail)
 
 
+@pytest.mark.parametrize(
+    "program, detail",
+    [
+        ("import os\nos.closerange(3, 100)", "exception: OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish"),
+        ("import sys\nsys.stderr = None\nraise ValueError('v')", "exception: ValueError: v"),
+        ("import sys\nsys.stderr = object()\nsys.exit('bye')", "exit status 1"),
+    ],
+    ids=["closed-descriptors", "no-stderr", "broken-stderr"],
+)
+def test_a_program_that_breaks_the_harness_gets_a_verdict_of_its_own(program: str, detail: str) -> None:
+    """Whatever the program closes or replaces, its process ends in the harness's code, never back in the zygote's
+    code it was forked from, and the report still reaches the output where it can."""
+    outcome = judge(program)
+    assert (outcome.status, outcome.detail) == ("failed", detail), outcome.output
+    assert "zygote.py" not in outcome.output
+    assert judge("print('next')").status == "passed"
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize(
     "program",
@@ -358,7 +376,7 @@ def test_failure_report_shows_the_program_that_ran() -> None:
     assert result.stderr.rstrip().endswith("AssertionError: the failing line")
 
 
-def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
     import traceback
 
     from pytest_codeeval.sandbox import child
@@ -370,7 +388,7 @@ def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.Monke
         exec(compile(FAILING["recursion"], "<recursion>", "exec"), {})
     except RecursionError as exc:
         child._print_failure(exc, "<recursion>", FAILING["recursion"])  # noqa: SLF001
-    assert "RecursionError" in capsys.readouterr().err
+    assert "RecursionError" in capfd.readouterr().err
     assert 3 <= len(calls) < 10  # <module>, check, f: each once, not f a thousand times
 
 

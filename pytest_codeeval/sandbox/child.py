@@ -117,8 +117,14 @@ def _print_failure(exc: BaseException, path: str, source: str) -> None:
             part.stack = _Stack(part.stack)
             todo += [p for p in (part.__cause__, part.__context__) if p is not None]
             todo += getattr(part, "exceptions", None) or []  # an exception group's members
-    for line in report.format():
-        sys.stderr.write(line)
+    _write_all(2, "".join(report.format()).encode("utf-8", "backslashreplace"))  # as sys.stderr encodes
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """To the descriptor itself: the program may have replaced or closed sys.stderr (Python then reports nothing)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def rehearse_failure() -> None:
@@ -173,13 +179,17 @@ def _run_python(spec: ChildSpec) -> NoReturn:
         _flush()
         os._exit(status)
     except BaseException as exc:
+        _flush()  # what the program wrote comes before the report
         _print_failure(exc, path, source)
-        _flush()
         os._exit(1)
     _flush()
     # The token is read only now: while the program ran it was in no memory of this process (the zygote made it
     # after the fork), so walking the interpreter's frames or objects cannot find it.
-    os.write(DONE_FD, os.read(TOKEN_FD, 64))
+    try:
+        os.write(DONE_FD, os.read(TOKEN_FD, 64))
+    except OSError:
+        _write_all(2, b"OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish\n")
+        os._exit(1)
     os._exit(0)
 
 
@@ -199,4 +209,7 @@ def become_sample(spec: ChildSpec) -> NoReturn:
         except OSError as exc:
             os.write(2, f"cannot run {spec.argv[0]}: {exc.strerror}\n".encode())
             os._exit(127)
-    _run_python(spec)
+    try:
+        _run_python(spec)
+    finally:  # whatever the program broke on the way out (its descriptors, sys.stderr), never back into the zygote's code
+        os._exit(1)
