@@ -65,10 +65,6 @@ class SampleRecord:
         """Plain JSON types (the fields are flat; `scores` is copied): cheaper than dataclasses.asdict."""
         return {**self.__dict__, "scores": dict(self.scores)}
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SampleRecord:
-        return cls(**data)
-
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` for the trip on a pytest report. execnet (xdist) sends only text that UTF-8 can encode, and a
         completion may hold a lone surrogate (valid JSON): such a text travels as its bytes, to be restored."""

@@ -16,6 +16,8 @@ import traceback  # loaded once, by the zygote: most samples of a real model fai
 import types
 from typing import Any, NamedTuple, NoReturn
 
+from pytest_codeeval.sandbox.protocol import write_all
+
 DONE_FD = 3  # the completion pipe, written to by the harness once the program returned
 TOKEN_FD = 4  # where the completion token waits (see `_run_python`); with DONE_FD, all a sample has beside 0, 1, 2
 SETUP_FAILED = 125
@@ -117,14 +119,8 @@ def _print_failure(exc: BaseException, path: str, source: str) -> None:
             part.stack = _Stack(part.stack)
             todo += [p for p in (part.__cause__, part.__context__) if p is not None]
             todo += getattr(part, "exceptions", None) or []  # an exception group's members
-    _write_all(2, "".join(report.format()).encode("utf-8", "backslashreplace"))  # as sys.stderr encodes
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """To the descriptor itself: the program may have replaced or closed sys.stderr (Python then reports nothing)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    # To descriptor 2 itself, encoded as sys.stderr encodes: the program may have replaced or closed sys.stderr.
+    write_all(2, "".join(report.format()).encode("utf-8", "backslashreplace"))
 
 
 def rehearse_failure() -> None:
@@ -188,7 +184,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     try:
         os.write(DONE_FD, os.read(TOKEN_FD, 64))
     except OSError:
-        _write_all(2, b"OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish\n")
+        write_all(2, b"OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish\n")
         os._exit(1)
     os._exit(0)
 

@@ -16,7 +16,12 @@ _HEADER = struct.Struct(">I")
 
 def send(fd: int, message: dict[str, Any]) -> None:
     data = marshal.dumps(message)
-    view = memoryview(_HEADER.pack(len(data)) + data)
+    write_all(fd, _HEADER.pack(len(data)) + data)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """`os.write` until all of `data` is written (a pipe takes a large write in parts)."""
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 

@@ -19,7 +19,7 @@ from typing import Any
 from pytest_codeeval.sandbox import isolation
 from pytest_codeeval.sandbox.child import (SETUP_FAILED, ChildSpec, become_sample, configure_streams, rehearse_failure,
                                            rlimits)
-from pytest_codeeval.sandbox.protocol import receive, send
+from pytest_codeeval.sandbox.protocol import receive, send, write_all
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
 SCRATCH_IN_NAMESPACE = "/tmp/sample"
@@ -94,17 +94,16 @@ class Zygote:
             os.chown(scratch, self.uid, self.uid)
         for name, data in msg["files"]:
             self._write(name, data)
-        if msg["python_source"] is not None:  # written out for tracebacks and __file__; it runs from memory
-            self._write(msg["filename"], msg["python_source"].encode("utf-8", "surrogatepass"))  # a lone surrogate is valid JSON
+        if msg["python_source"] is not None:  # written out for __file__ and inspect; it runs from memory
+            # surrogatepass: a completion may hold a lone surrogate (valid JSON); compile() then fails, as it should
+            self._write(msg["filename"], msg["python_source"].encode("utf-8", "surrogatepass"))
         return self._fork_and_watch(msg, msg["limits"], scratch)
 
     def _write(self, name: str, data: bytes) -> None:
         path = os.path.join(self.scratch, name)  # type: ignore[arg-type]
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
         finally:
             os.close(fd)
         if self.uid is not None:
