@@ -239,7 +239,9 @@ class CodeevalSession:
             return
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        if only_samples_failed and not gates_failed and not self.settings.strict:
+        # A sample the sandbox could not judge (`error`) is no result of the model: its metrics are incomplete.
+        unjudged = self.results.status_counts()["error"]
+        if only_samples_failed and not gates_failed and not unjudged and not self.settings.strict:
             session.exitstatus = pytest.ExitCode.OK
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 

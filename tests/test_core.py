@@ -160,6 +160,35 @@ def test_strict_makes_failing_samples_fail_the_run(pytester: pytest.Pytester) ->
     assert pytester.runpytest(*args, "--codeeval-strict").ret == pytest.ExitCode.TESTS_FAILED
 
 
+BROKEN_SANDBOX = """
+from pytest_codeeval.sandbox import executor
+from pytest_codeeval.sandbox.api import ExecResult
+
+working = executor.ZygoteExecutor.run
+
+def run(self, request):
+    if "def has_close_elements" in (request.python_source or ""):  # HumanEval/0 only
+        return ExecResult(None, None, False, "", "", machinery_error="zygote: broken on purpose")
+    return working(self, request)
+
+executor.ZygoteExecutor.run = run
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_sample_the_sandbox_could_not_judge_fails_the_run(pytester: pytest.Pytester, workers: str) -> None:
+    """`error` is no verdict on the model, and the metrics miss it: the run says so and exits 1 (failing samples
+    alone exit 0); the other samples are judged as usual."""
+    pytester.makeconftest(BROKEN_SANDBOX)
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=3", "-n", workers, "--codeeval-report=r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*3 samples (2 passed, 0 failed, 0 timeout, 1 error)*",
+                                 "codeeval: 1 samples could not be judged (status error: the sandbox broke*the run fails"])
+    samples = report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]
+    assert [p["samples"][0]["status"] for p in samples.values()] == ["error", "passed", "passed"]
+    assert samples["HumanEval/0"]["samples"][0]["detail"] == "sandbox: zygote: broken on purpose"
+
+
 def test_non_codeeval_failure_still_fails(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_bad():\n    assert False\n")
     path = _mixed_samples(pytester)

@@ -125,7 +125,13 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         )
     for line in cs.gate_lines:
         reporter.write_line(line)
-    if cs.sample_failures and not cs.settings.strict:
+    unjudged = cs.results.status_counts()["error"]
+    if unjudged:
+        reporter.write_line(
+            f"codeeval: {unjudged} samples could not be judged (status error: the sandbox broke, their detail says how); "
+            "pass@k counts them as not passed, so the run fails", red=True,
+        )
+    elif cs.sample_failures and not cs.settings.strict:
         reporter.write_line("codeeval: failing samples are results, not errors (--codeeval-strict makes them fail the run)")
 
 
