@@ -166,12 +166,16 @@ from pytest_codeeval.sandbox.api import ExecResult
 
 working = executor.ZygoteExecutor.run
 
-def run(self, request):
-    if "def has_close_elements" in (request.python_source or ""):  # HumanEval/0 only
+def broken_for_problem_0(self, request):
+    if "def has_close_elements" in (request.python_source or ""):
         return ExecResult(None, None, False, "", "", machinery_error="zygote: broken on purpose")
     return working(self, request)
 
-executor.ZygoteExecutor.run = run
+def pytest_configure(config):
+    executor.ZygoteExecutor.run = broken_for_problem_0
+
+def pytest_unconfigure(config):  # pytester runs in this process: later tests get the real sandbox
+    executor.ZygoteExecutor.run = working
 """
 
 
