@@ -23,7 +23,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-limit", type=int, metavar="N", help="keep only the first N problems of each task")
 
     # Execution.
-    add("--codeeval-timeout", type=float, metavar="SECONDS", help="CPU-time limit per sample (default: per task)")
+    add("--codeeval-timeout", type=float, metavar="SECONDS", help="CPU-time limit per sample, whole seconds (default: per task)")
     add("--codeeval-jobs", default="auto", metavar="N",
         help="samples executing at once in each pytest process (default: auto, the CPUs, shared among xdist workers)")
     add("--codeeval-sandbox", default="strict", choices=("strict", "network", "basic"), help="isolation level for generated code (default: strict)")
