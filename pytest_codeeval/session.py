@@ -45,6 +45,7 @@ class CodeevalSession:
         self.sample_failures = 0
         self.started = time.time()
         self.gate_lines: list[str] = []
+        self.unwritten: list[str] = []  # reports that could not be written, and why (summary.write_reports)
         self.baseline = self._load_baseline()
         self._registry: TaskRegistry | None = None
         self._problems: dict[str, list[Problem]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,22 @@ def _jobs(value: str) -> int | None:
     return int(value)
 
 
+def _output(value: str | None, option: str) -> Path | None:
+    """A file the run writes at its end, checked now: a path that cannot be written is found before the run,
+    not after it (the directories to it are made when it is written)."""
+    path = _path(value)
+    if path is None:
+        return None
+    if path.is_dir():
+        raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
+    existing = path.parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise CodeevalError(f"{option}={value}: {existing} is not a directory this run can write to; pass another path")
+    return path
+
+
 def read_settings(config: pytest.Config) -> Settings:
     opt = config.getoption
     limit = opt("codeeval_limit")
@@ -139,7 +156,7 @@ def read_settings(config: pytest.Config) -> Settings:
     settings = Settings(
         model=opt("codeeval_model"),
         load_generations=_path(opt("codeeval_load_generations")),
-        save_generations=_path(opt("codeeval_save_generations")),
+        save_generations=_output(opt("codeeval_save_generations"), "--codeeval-save-generations"),
         tasks=tasks,
         task_paths=task_paths,
         limit=limit,
@@ -148,9 +165,9 @@ def read_settings(config: pytest.Config) -> Settings:
         strict=opt("codeeval_strict"),
         sandbox=opt("codeeval_sandbox"),
         jobs=_jobs(opt("codeeval_jobs")),
-        report=_path(opt("codeeval_report")),
-        markdown=_path(opt("codeeval_markdown")),
-        html=_path(opt("codeeval_html")),
+        report=_output(opt("codeeval_report"), "--codeeval-report"),
+        markdown=_output(opt("codeeval_markdown"), "--codeeval-markdown"),
+        html=_output(opt("codeeval_html"), "--codeeval-html"),
         baseline=_path(opt("codeeval_baseline")),
         fail_under=tuple(fail_under),
         max_regression=tuple(parse_specs(opt("codeeval_max_regression") or (), "--codeeval-max-regression")),

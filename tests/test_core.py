@@ -146,6 +146,47 @@ def test_malformed_generation_files(pytester: pytest.Pytester, content: str, mes
     assert any(fnmatch(line, message) for line in result_lines), out
 
 
+def test_a_byte_order_mark_is_read_as_utf8(pytester: pytest.Pytester) -> None:
+    """Editors on Windows start UTF-8 files with a byte-order mark; the file is still the samples it holds."""
+    line = json.dumps({"task_id": "HumanEval/0", "completion": canonical("HumanEval/0")}) + "\n"
+    (pytester.path / "s.jsonl").write_bytes(b"\xef\xbb\xbf" + line.encode())
+    pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--codeeval-report=out", "*--codeeval-report=out: is a directory; pass a file path"),
+        ("--codeeval-html=plain/r.html", "*--codeeval-html=plain/r.html: plain is not a directory this run can write to*"),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_is_found_before_the_run(pytester: pytest.Pytester, option: str, message: str) -> None:
+    (pytester.path / "out").mkdir()
+    (pytester.path / "plain").write_text("a file, not a directory")
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=2", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str() and "collected" not in result.stdout.str()
+
+
+def test_a_report_that_cannot_be_written_at_the_end_fails_the_run_and_spares_the_others(pytester: pytest.Pytester) -> None:
+    """The directory is fine when the run starts and gone when it ends: the run names the report it could not
+    write and fails; the summary and the other reports have the results."""
+    (pytester.path / "out").mkdir()
+    pytester.makeconftest(
+        "import shutil\nfrom pathlib import Path\n\n"
+        "def pytest_collection_finish(session):\n"
+        "    shutil.rmtree('out')\n    Path('out').write_text('now a file')\n"
+    )
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=2", "--codeeval-report=out/r.json",
+                                "--codeeval-html=r.html", "--codeeval-save-generations=g.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["humaneval*2*2*2*1.000*",
+                                 "codeeval: --codeeval-report=out/r.json: not written (*); the results are in the summary above"])
+    assert "Traceback" not in result.stdout.str()
+    assert (pytester.path / "r.html").exists() and len((pytester.path / "g.jsonl").read_text().splitlines()) == 2
+
+
 def test_unknown_task_is_one_clear_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humanevl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -24,11 +24,12 @@ class LoadedGenerations:
 
 
 def _open_text(path: Path) -> str:
+    """utf-8-sig: a file saved by an editor that starts it with a byte-order mark reads as UTF-8 too."""
     try:
         if path.suffix == ".gz":
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
+            with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
                 return fh.read()
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise CodeevalError(f"--codeeval-load-generations={path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

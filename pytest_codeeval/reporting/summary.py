@@ -6,10 +6,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.gating import run_gates
 from pytest_codeeval.metrics import task_metrics
 from pytest_codeeval.records import SampleRecord
@@ -125,6 +127,8 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         )
     for line in cs.gate_lines:
         reporter.write_line(line)
+    for line in cs.unwritten:
+        reporter.write_line(f"codeeval: {line}", red=True)
     unjudged = cs.results.status_counts()["error"]
     if unjudged:
         reporter.write_line(
@@ -136,6 +140,8 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
 
 
 def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
+    """Every report asked for. One that cannot be written (a full disk, a path that went away) is named in the
+    summary and fails the run; the others are still written."""
     s = cs.settings
     if not (s.report or s.save_generations or s.markdown or s.html):
         return
@@ -143,7 +149,7 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
     if s.save_generations:
         from pytest_codeeval.generation.files import save_generations
 
-        save_generations(s.save_generations, cs.results.records.values())
+        _attempt(cs, "--codeeval-save-generations", s.save_generations, save_generations, cs.results.records.values())
     gates = getattr(cs, "gates", None)
     report = build_report(
         tasks, s.describe(), cs.source.report(), sandbox_info(cs),
@@ -153,12 +159,23 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
         baseline=gates.comparison if gates else None,
     )
     if s.report:
-        write_json(s.report, report)
+        _attempt(cs, "--codeeval-report", s.report, write_json, report)
     if s.markdown:
         from pytest_codeeval.reporting.markdown import write_markdown
 
-        write_markdown(s.markdown, report)
+        _attempt(cs, "--codeeval-markdown", s.markdown, write_markdown, report)
     if s.html:
         from pytest_codeeval.reporting.html import write_html
 
-        write_html(s.html, report)
+        _attempt(cs, "--codeeval-html", s.html, write_html, report)
+    if cs.unwritten and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _attempt(cs: CodeevalSession, option: str, path: Path, write: Callable[[Path, Any], None], what: Any) -> None:
+    try:
+        write(path, what)
+    except CodeevalError as exc:
+        cs.unwritten.append(str(exc))
+    except OSError as exc:
+        cs.unwritten.append(f"{option}={path}: not written ({exc.strerror or exc}); the results are in the summary above")
