@@ -6,7 +6,9 @@ forks, memory grabs are a few GiB at most, and the targets are canary files made
 from __future__ import annotations
 
 import os
+import pwd
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -317,6 +319,27 @@ def test_samples_inherit_symbols_the_zygote_resolved() -> None:
     with shows it (a sample under the strict level runs as another uid and cannot read that block)."""
     result = get_executor("basic").run(ExecRequest(python_source="print(open('/proc/self/environ', 'rb').read())"))
     assert result.completed and "LD_BIND_NOW=1" in result.stdout
+
+
+def test_the_working_directory_is_not_exposed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m` puts pytest's working directory on the zygote's sys.path, and the paths the interpreter needs
+    stay visible: neither a checkout under the hidden home (its secrets) nor the host's /tmp itself (which then
+    covered the private /tmp, read-only: no sample could run) may come through."""
+    project = Path(pwd.getpwuid(os.getuid()).pw_dir) / f".codeeval-project-{os.getpid()}"
+    project.mkdir()
+    (project / ".env").write_text("TOKEN=secret")
+    program = f"import os\nprint(os.path.exists({str(project / '.env')!r}))\nopen('/tmp/x', 'w').write('ok')\n"
+    try:
+        for cwd in (project, Path("/tmp")):
+            monkeypatch.chdir(cwd)
+            executor = ZygoteExecutor("strict")
+            try:
+                result = executor.run(ExecRequest(python_source=program))
+            finally:
+                executor.close()
+            assert (result.stdout, result.machinery_error, result.completed) == ("False\n", None, True), (cwd, result)
+    finally:
+        shutil.rmtree(project)
 
 
 def test_failure_reports_find_their_machinery_loaded() -> None:

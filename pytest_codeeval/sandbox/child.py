@@ -164,7 +164,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     module.__file__ = path
     sys.modules[PROGRAM_MODULE] = sys.modules["__main__"] = module
     sys.argv = [path]
-    sys.path[0:1] = [spec.scratch]
+    sys.path.insert(0, spec.scratch)  # as for a script: its directory first
     # sys.stdin, stdout and stderr are the zygote's, set up once by `configure_streams`: fds 0-2 are the sample's now.
     source = spec.python_source or ""
     try:

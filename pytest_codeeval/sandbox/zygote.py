@@ -338,6 +338,11 @@ def _filesystem() -> tuple[dict[str, str], list[str]]:
 
 def main() -> None:
     level = sys.argv[1]
+    # `python -m` put the working directory first on sys.path. Its imports are done; kept, it would be re-exposed
+    # inside the sandbox as a path the interpreter needs: the host's whole /tmp when pytest runs from /tmp (and then
+    # read-only: no sample could run), a checkout under the hidden home directory.
+    if sys.path and sys.path[0] == os.getcwd():
+        del sys.path[0]
     proto = (os.dup(0), os.dup(1))
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
