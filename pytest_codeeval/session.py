@@ -156,6 +156,12 @@ class CodeevalSession:
             return
         self.pool.submit(item.key, job)
 
+    @property
+    def unjudged(self) -> int:
+        """Samples the sandbox could not judge (status `error`): no verdict on the model, so the metrics miss them
+        and the run fails."""
+        return self.results.status_counts()["error"]
+
     def show_full_failures(self) -> bool:
         return self.config.option.verbose > 0 or len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3
 
@@ -240,9 +246,7 @@ class CodeevalSession:
             return
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        # A sample the sandbox could not judge (`error`) is no result of the model: its metrics are incomplete.
-        unjudged = self.results.status_counts()["error"]
-        if only_samples_failed and not gates_failed and not unjudged and not self.settings.strict:
+        if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict:
             session.exitstatus = pytest.ExitCode.OK
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 

@@ -129,10 +129,9 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         reporter.write_line(line)
     for line in cs.unwritten:
         reporter.write_line(f"codeeval: {line}", red=True)
-    unjudged = cs.results.status_counts()["error"]
-    if unjudged:
+    if cs.unjudged:
         reporter.write_line(
-            f"codeeval: {unjudged} samples could not be judged (status error: the sandbox broke, their detail says how); "
+            f"codeeval: {cs.unjudged} samples could not be judged (status error: the sandbox broke, their detail says how); "
             "pass@k counts them as not passed, so the run fails", red=True,
         )
     elif cs.sample_failures and not cs.settings.strict:
