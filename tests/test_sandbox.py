@@ -89,8 +89,11 @@ def test_early_exits_never_pass(program: str, detail: str, level: str) -> None:
         ("import os\nos.closerange(3, 100)", "exception: OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish"),
         ("import sys\nsys.stderr = None\nraise ValueError('v')", "exception: ValueError: v"),
         ("import sys\nsys.stderr = object()\nsys.exit('bye')", "exit status 1"),
+        # os._exit replaced: the harness's own calls to it must still end the process, with the failure's verdict.
+        ("import os\nreal = os._exit\nos._exit = lambda status: None\nassert False", "assertion failed"),
+        ("import atexit, os\natexit.register(os._exit, 0)\nos._exit = lambda status: None\nassert False", "assertion failed"),
     ],
-    ids=["closed-descriptors", "no-stderr", "broken-stderr"],
+    ids=["closed-descriptors", "no-stderr", "broken-stderr", "no-op-exit", "no-op-exit-then-atexit"],
 )
 def test_a_program_that_breaks_the_harness_gets_a_verdict_of_its_own(program: str, detail: str) -> None:
     """Whatever the program closes or replaces, its process ends in the harness's code, never back in the zygote's
@@ -180,6 +183,32 @@ def test_no_network_even_loopback() -> None:
             listener.accept()
 
 
+@pytest.mark.parametrize("level", ["strict", "network"])
+def test_no_host_unix_socket_is_reachable(level: str) -> None:
+    """Daemons' sockets (Docker's, a database's, D-Bus) are files under /run: the network namespace does not cover
+    them and a read-only mount does not stop connect(), so the sandbox hides the directory."""
+    directory = Path(f"/run/codeeval-test-{os.getpid()}")
+    try:
+        directory.mkdir()
+    except OSError:
+        pytest.skip("needs a writable /run (root)")
+    path = directory / "daemon.sock"
+    try:
+        with socket.socket(socket.AF_UNIX) as listener:
+            listener.bind(str(path))
+            os.chmod(path, 0o777)
+            listener.listen()
+            listener.settimeout(0.5)
+            program = f"import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({str(path)!r})\nprint('connected')\n"
+            outcome = judge(program, level)
+            assert outcome.status == "failed" and "connected" not in outcome.output, outcome.output
+            assert "FileNotFoundError" in outcome.output
+            with pytest.raises(socket.timeout):
+                listener.accept()
+    finally:
+        shutil.rmtree(directory)
+
+
 def test_network_level_allows_loopback() -> None:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -233,11 +262,41 @@ def test_nothing_a_sample_writes_reaches_the_next_one(level: str) -> None:
         assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
 
 
+LEAVE_IPC = (  # System V objects outlive their process: 64 MiB of shared memory, a semaphore set, a message queue
+    "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\n"
+    "libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]\n"
+    "shm = libc.shmget(0xC0DE, 64 << 20, 0o1000 | 0o666)\nassert shm >= 0\naddress = libc.shmat(shm, None, 0)\n"
+    "ctypes.memset(address, 65, 64 << 20)\nassert libc.semget(0xC0DF, 1, 0o1000 | 0o666) >= 0\n"
+    "assert libc.msgget(0xC0E0, 0o1000 | 0o666) >= 0\n"
+)
+FIND_IPC = (
+    "import ctypes\nlibc = ctypes.CDLL(None)\n"
+    "left = [line for kind in ('shm', 'sem', 'msg') for line in open(f'/proc/sysvipc/{kind}').read().splitlines()[1:]]\n"
+    "assert left == [], left\nassert libc.shmget(0xC0DE, 0, 0) == -1\n"
+)
+
+
+def test_no_ipc_object_outlives_its_sample() -> None:
+    """Shared memory, semaphores and message queues a sample leaves are gone before the next sample: they could
+    pin memory for the rest of the run or carry data to the next sample."""
+    assert judge(LEAVE_IPC).status == "passed"
+    outcome = judge(FIND_IPC)
+    assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_samples_are_the_first_to_go_when_memory_runs_out(level: str) -> None:
+    """Memory is capped per process; should a sample's processes together exhaust the machine, the kernel's OOM
+    killer must take them, not the pytest run."""
+    outcome = judge("print(open('/proc/self/oom_score_adj').read())", level)
+    assert outcome.output.split() == ["1000"]
+
+
 def test_fork_bomb_is_capped_and_cleaned_up() -> None:
     program = (
         "import os, time\n"
         "forks = 0\n"
-        "for _ in range(300):\n"
+        f"for _ in range({Limits().processes + 100}):\n"
         "    try:\n        pid = os.fork()\n    except OSError:\n        break\n"
         "    if pid == 0:\n        time.sleep(10)\n        os._exit(0)\n"
         "    forks += 1\n"
@@ -264,6 +323,9 @@ def test_sandbox_cannot_harm_its_zygote() -> None:
 LEGITIMATE = {
     "threads": "import threading\nout = []\nts = [threading.Thread(target=out.append, args=(i,)) for i in range(8)]\n"
                "[t.start() for t in ts]\n[t.join() for t in ts]\nassert sorted(out) == list(range(8))",
+    "many-threads": "from concurrent.futures import ThreadPoolExecutor\nimport time\ndef work(i):\n    time.sleep(0.05)\n"
+                    "    return 2 * i\nwith ThreadPoolExecutor(max_workers=100) as ex:\n"
+                    "    assert list(ex.map(work, range(100))) == [2 * i for i in range(100)]",
     "subprocess": "import subprocess, sys\nr = subprocess.run([sys.executable, '-c', 'print(6*7)'], capture_output=True, text=True)\n"
                   "assert r.stdout.strip() == '42'\nassert subprocess.run(['true']).returncode == 0",
     "multiprocessing": "import multiprocessing as mp\ndef sq(x):\n    return x * x\n"
@@ -322,22 +384,26 @@ def test_samples_inherit_symbols_the_zygote_resolved() -> None:
 
 
 def test_the_working_directory_is_not_exposed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python -m` puts pytest's working directory on the zygote's sys.path, and the paths the interpreter needs
-    stay visible: neither a checkout under the hidden home (its secrets) nor the host's /tmp itself (which then
-    covered the private /tmp, read-only: no sample could run) may come through."""
-    project = Path(pwd.getpwuid(os.getuid()).pw_dir) / f".codeeval-project-{os.getpid()}"
+    """`python -m` puts pytest's working directory on the zygote's sys.path, PYTHONPATH adds its own, and the paths
+    the interpreter needs stay visible: neither a checkout under the hidden home (its secrets), nor the home itself,
+    nor the host's /tmp itself (which then covered the private /tmp, read-only: no sample could run) may come
+    through."""
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    project = home / f".codeeval-project-{os.getpid()}"
     project.mkdir()
     (project / ".env").write_text("TOKEN=secret")
     program = f"import os\nprint(os.path.exists({str(project / '.env')!r}))\nopen('/tmp/x', 'w').write('ok')\n"
     try:
-        for cwd in (project, Path("/tmp")):
+        for cwd, pythonpath in ((project, None), (Path("/tmp"), None), (Path("/"), "/tmp"), (Path("/"), str(home))):
             monkeypatch.chdir(cwd)
+            if pythonpath:
+                monkeypatch.setenv("PYTHONPATH", pythonpath)
             executor = ZygoteExecutor("strict")
             try:
                 result = executor.run(ExecRequest(python_source=program))
             finally:
                 executor.close()
-            assert (result.stdout, result.machinery_error, result.completed) == ("False\n", None, True), (cwd, result)
+            assert (result.stdout, result.machinery_error, result.completed) == ("False\n", None, True), (cwd, pythonpath, result)
     finally:
         shutil.rmtree(project)
 

@@ -15,7 +15,7 @@ class Limits:
     output_bytes: int = 64 * 1024  # per stream, what is kept; the rest is counted and dropped
     file_size_bytes: int = 64 * 1024**2
     open_files: int = 256
-    processes: int = 64
+    processes: int = 512  # threads count too (RLIMIT_NPROC): a correct program with a 100-thread pool must pass
 
     def wall_bound(self) -> float:
         return self.wall_seconds if self.wall_seconds is not None else max(3 * self.cpu_seconds, self.cpu_seconds + 10)

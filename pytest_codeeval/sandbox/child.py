@@ -14,6 +14,9 @@ import resource
 import sys
 import traceback  # loaded once, by the zygote: most samples of a real model fail, and each would import it (2 ms)
 import types
+# Bound at import: a program that replaces os._exit, os.read or os.write cannot change how the harness reports
+# completion or ends the process (with os._exit made a no-op, a failing program fell through to the token).
+from os import _exit, read, write
 from typing import Any, NamedTuple, NoReturn
 
 from pytest_codeeval.sandbox.protocol import write_all
@@ -173,39 +176,39 @@ def _run_python(spec: ChildSpec) -> NoReturn:
     except SystemExit as exc:
         status = _exit_status(exc.code)
         _flush()
-        os._exit(status)
+        _exit(status)
     except BaseException as exc:
         _flush()  # what the program wrote comes before the report
         _print_failure(exc, path, source)
-        os._exit(1)
+        _exit(1)
     _flush()
     # The token is read only now: while the program ran it was in no memory of this process (the zygote made it
     # after the fork), so walking the interpreter's frames or objects cannot find it.
     try:
-        os.write(DONE_FD, os.read(TOKEN_FD, 64))
+        write(DONE_FD, read(TOKEN_FD, 64))
     except OSError:
         write_all(2, b"OSError: the program closed descriptor 3 or 4, which the sandbox needs to see it finish\n")
-        os._exit(1)
-    os._exit(0)
+        _exit(1)
+    _exit(0)
 
 
 def become_sample(spec: ChildSpec) -> NoReturn:
     """Turn the freshly forked child into the sample's process and run the program."""
     try:
         _prepare(spec)
-        os.write(DONE_FD, b"R")  # ready: anything that fails before this is the sandbox's fault
+        write(DONE_FD, b"R")  # ready: anything that fails before this is the sandbox's fault
     except BaseException as exc:
         try:
-            os.write(2, f"sandbox setup failed: {exc!r}\n".encode())
+            write(2, f"sandbox setup failed: {exc!r}\n".encode())
         finally:
-            os._exit(SETUP_FAILED)
+            _exit(SETUP_FAILED)
     if spec.argv:
         try:
             os.execve(spec.argv[0], spec.argv, os.environ)
         except OSError as exc:
-            os.write(2, f"cannot run {spec.argv[0]}: {exc.strerror}\n".encode())
-            os._exit(127)
+            write(2, f"cannot run {spec.argv[0]}: {exc.strerror}\n".encode())
+            _exit(127)
     try:
         _run_python(spec)
     finally:  # whatever the program broke on the way out (its descriptors, sys.stderr), never back into the zygote's code
-        os._exit(1)
+        _exit(1)

@@ -109,8 +109,9 @@ def exposed_paths() -> list[str]:
 
 
 def _inside(directory: str, paths: list[str]) -> list[str]:
-    """The outermost of `paths` that lie in `directory`."""
-    found = [p for p in paths if p == directory or p.startswith(directory.rstrip("/") + "/")]
+    """The outermost of `paths` that lie below `directory`. The directory itself is never kept (PYTHONPATH=/tmp,
+    say): kept, the host's directory would cover the private one, or the home meant to be hidden."""
+    found = [p for p in paths if p.startswith(directory.rstrip("/") + "/")]
     return [p for p in found if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in found)]
 
 
@@ -135,6 +136,23 @@ def cover(directory: str, keep: list[str], writable: bool) -> list[str]:
         for _, fd in handles:
             os.close(fd)
     return inside
+
+
+IPC_RMID = 0
+
+
+def remove_ipc_objects(tables: dict[str, int]) -> None:
+    """Remove every System V shared memory segment, semaphore set and message queue of this IPC namespace.
+
+    `tables` maps "shm", "sem", "msg" to open descriptors of /proc/sysvipc/*, read again from the start each
+    time (a sample leaves none, usually: three short reads). Such objects outlive the processes that made them,
+    so without this a sample could pin gigabytes of shared memory for the rest of the run, or leave data for the
+    next sample."""
+    remove = {"shm": lambda i: _libc.shmctl(i, IPC_RMID, None), "sem": lambda i: _libc.semctl(i, 0, IPC_RMID),
+              "msg": lambda i: _libc.msgctl(i, IPC_RMID, None)}
+    for kind, fd in tables.items():
+        for line in os.pread(fd, 1 << 20, 0).splitlines()[1:]:  # a header, then one line per object: id second
+            remove[kind](int(line.split()[1]))
 
 
 def mount_proc() -> None:

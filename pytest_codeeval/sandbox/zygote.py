@@ -22,6 +22,9 @@ from pytest_codeeval.sandbox.child import (SETUP_FAILED, ChildSpec, become_sampl
 from pytest_codeeval.sandbox.protocol import receive, send, write_all
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
+# Where the host's daemons keep their Unix sockets (Docker's, databases', D-Bus): a read-only mount does not stop
+# connect() on a socket file, and the network namespace covers only abstract sockets.
+SOCKET_DIRS = ("/run", "/var/run")
 SCRATCH_IN_NAMESPACE = "/tmp/sample"
 # Modules that samples commonly import, loaded once here so each forked sample gets them for free. Each module
 # kept here makes every fork dearer (more memory to map and copy on write), so the list holds only what most
@@ -67,6 +70,9 @@ class Zygote:
         self.written: list[str] = []  # names of the files this zygote wrote into the scratch directory
         self.private_dirs = [d for d in PRIVATE_DIRS if namespaced and os.path.isdir(d)]
         self.poller = select.epoll(4)  # one for the zygote's life: each sample registers its descriptors
+        # System V IPC objects of the namespace (a private one with namespaces), emptied after each sample.
+        tables = [f"/proc/sysvipc/{kind}" for kind in ("shm", "sem", "msg")] if namespaced else []
+        self.ipc_tables = {path[-3:]: os.open(path, os.O_RDONLY) for path in tables if os.path.exists(path)}
         bindir = os.path.dirname(sys.executable)
         self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
         # In the namespaces every sample's environment is the same: `main` makes it the zygote's own, forks inherit it.
@@ -221,6 +227,7 @@ class Zygote:
             _rmtree(scratch)
         for directory in self.private_dirs:  # the private /tmp is private per sample, not just per worker
             _wipe(directory, self.kept)
+        isolation.remove_ipc_objects(self.ipc_tables)
 
 
 def _wipe(directory: str, kept: list[str]) -> None:
@@ -293,7 +300,7 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
             _, status = os.waitpid(pid, 0)
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
-        filesystem, kept = _filesystem()
+        filesystem, kept = _filesystem(network=level == "network")
         layers.update(filesystem)
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
@@ -305,12 +312,25 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
         layers["unprivileged uid"] = "off (not root: runs as the invoking user, inside a user namespace)" if namespaced else "off (needs namespaces)"
     layers["scrubbed environment"] = "on"
     layers["rlimits"] = "on (cpu, address space, file size, open files" + (", processes)" if uid is not None else ")")
+    layers["samples first out of memory"] = _first_out_of_memory()
     layers["own session, whole tree killed"] = "on (PID namespace)" if namespaced else "on (child subreaper)"
     return namespaced, uid, layers, kept if namespaced else []
 
 
-def _filesystem() -> tuple[dict[str, str], list[str]]:
-    """Read-only mounts, a private /proc, private temporary directories and a hidden home.
+def _first_out_of_memory() -> str:
+    """The address-space limit is per process: a sample's many processes together could still exhaust the machine's
+    memory. The kernel's OOM killer then takes the process with the highest score; inherited by every sample, this
+    makes it one of the sample's, never the pytest run (raising one's own score needs no privilege)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError as exc:
+        return f"off ({exc.strerror})"
+    return "on (oom_score_adj 1000: the OOM killer takes samples before anything else)"
+
+
+def _filesystem(network: bool) -> tuple[dict[str, str], list[str]]:
+    """Read-only mounts, a private /proc, private temporary directories, a hidden home and hidden local sockets.
 
     Returns the layer report and the interpreter's paths re-exposed inside the private directories."""
     layers = {}
@@ -333,7 +353,25 @@ def _filesystem() -> tuple[dict[str, str], list[str]]:
         layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(hidden)})" if hidden else ")")
     except OSError as exc:
         layers["home hidden"] = f"off ({exc})"
+    layers["local sockets hidden"] = _hide_sockets(needed, network)
     return layers, kept
+
+
+def _hide_sockets(needed: list[str], network: bool) -> str:
+    """An empty read-only tmpfs over the directories of the host's Unix sockets. With the network allowed, the
+    directory of the resolver's configuration stays (systemd links /etc/resolv.conf into /run)."""
+    keep = list(needed)
+    if network:
+        keep.append(os.path.dirname(os.path.realpath("/etc/resolv.conf")))
+    hidden = []
+    try:
+        for directory in SOCKET_DIRS:
+            if os.path.isdir(directory) and not os.path.islink(directory):
+                isolation.cover(directory, keep, writable=False)
+                hidden.append(directory)
+    except OSError as exc:
+        return f"off ({exc})"
+    return f"on ({', '.join(hidden)} covered)" if hidden else "not needed (no /run)"
 
 
 def main() -> None:
