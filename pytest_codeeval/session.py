@@ -86,8 +86,9 @@ class CodeevalSession:
 
     def task_names(self) -> list[str]:
         patterns = list(self.settings.tasks)
-        if not patterns and isinstance(self.source, FileSource):
-            patterns = self.source.tasks_in_file()
+        if isinstance(self.source, FileSource):
+            self.source.check_task_names(self.registry)
+            patterns = patterns or self.source.tasks_in_file()
         return self.registry.select(patterns)
 
     def task_may_be_selected(self, name: str) -> bool:
@@ -101,10 +102,9 @@ class CodeevalSession:
     def problems(self, name: str) -> list[Problem]:
         if name not in self._problems:
             task = self.task(name)
-            docs = task.docs[: self.settings.limit] if self.settings.limit else task.docs
-            problems = [Problem(name, task.problem_id(doc, i), i, doc) for i, doc in enumerate(docs)]
-            self.source.check_task(task, problems)
-            self._problems[name] = problems
+            problems = [Problem(name, task.problem_id(doc, i), i, doc) for i, doc in enumerate(task.docs)]
+            self.source.check_task(task, problems)  # against the whole task: a file may hold more than the limit keeps
+            self._problems[name] = problems[: self.settings.limit] if self.settings.limit else problems
         return self._problems[name]
 
     def problem(self, key: SampleKey) -> Problem:
@@ -168,8 +168,12 @@ class CodeevalSession:
     # -- hooks: collection --------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self) -> None:
-        """Unknown task names are a usage error (exit 4, one line), found before anything is collected."""
-        self.task_names()
+        """Unknown task names, and a generations file that does not fit its tasks, are usage errors (exit 4, one
+        line), found before anything is collected (on the xdist controller too)."""
+        names = self.task_names()
+        if isinstance(self.source, FileSource):
+            for name in names:
+                self.problems(name)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
@@ -233,10 +237,11 @@ class CodeevalSession:
         return result
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> Any:
         with summary.fewer_failures_listed(self, terminalreporter):
             result = yield
-        if not self.is_worker and not self.config.option.collectonly:
+        usage_error = exitstatus == pytest.ExitCode.USAGE_ERROR  # its one line says it all: no empty summary before it
+        if not self.is_worker and not self.config.option.collectonly and not usage_error:
             summary.write_summary(self, terminalreporter)
         return result
 
@@ -246,7 +251,10 @@ class CodeevalSession:
             return
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict:
+        # -x or --maxfail stopped the run at a failing sample: no gate saw the whole run, so pytest's status stands.
+        # (Under xdist the controller reports such a stop as an interruption, exit status 2.)
+        stopped = bool(session.shouldfail or session.shouldstop)
+        if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict and not stopped:
             session.exitstatus = pytest.ExitCode.OK
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 

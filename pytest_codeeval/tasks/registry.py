@@ -84,7 +84,7 @@ class TaskRegistry:
         try:
             return self._entries[name]
         except KeyError:
-            raise CodeevalError(self._unknown(name)) from None
+            raise CodeevalError(self.unknown(name)) from None
 
     def get(self, name: str) -> Task:
         """The task instance, created on first use (one per process)."""
@@ -104,11 +104,12 @@ class TaskRegistry:
         for pattern in patterns:
             matches = [n for n in self.names() if fnmatch.fnmatchcase(n, pattern)]
             if not matches:
-                raise CodeevalError(f"{option}: {self._unknown(pattern)}")
+                raise CodeevalError(f"{option}: {self.unknown(pattern)}")
             chosen.extend(m for m in matches if m not in chosen)
         return chosen
 
-    def _unknown(self, name: str) -> str:
+    def unknown(self, name: str) -> str:
+        """The message for a task name that is not registered: the closest names, and how to list them all."""
         close = [n for n in self.names() if name.lower() in n.lower() or n.lower() in name.lower()]
         hint = f" (did you mean {', '.join(close[:5])}?)" if close else ""
         return (
