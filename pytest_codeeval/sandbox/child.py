@@ -5,14 +5,10 @@ only after the program's last statement returned, so an early exit of any kind i
 
 from __future__ import annotations
 
-import ast  # noqa: F401 - what traceback imports to place its ^^^ carets (2 ms in each failing sample otherwise)
-import io
-import linecache
 import math
 import os
 import resource
 import sys
-import traceback  # loaded once, by the zygote: most samples of a real model fail, and each would import it (2 ms)
 import types
 # Bound at import: a program that replaces os._exit, os.read or os.write cannot change how the harness reports
 # completion or ends the process (with os._exit made a no-op, a failing program fell through to the token).
@@ -20,6 +16,7 @@ from os import _exit, read, write
 from typing import Any, NamedTuple, NoReturn
 
 from pytest_codeeval.sandbox.protocol import write_all
+from pytest_codeeval.sandbox.tracebacks import print_failure
 
 DONE_FD = 3  # the completion pipe, written to by the harness once the program returned
 TOKEN_FD = 4  # where the completion token waits (see `_run_python`); with DONE_FD, all a sample has beside 0, 1, 2
@@ -90,57 +87,6 @@ def configure_streams() -> None:
     sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)  # type: ignore[union-attr]
 
 
-class _Stack(traceback.StackSummary):
-    """Formats each distinct frame once. A recursion that ran into the limit repeats one frame about a thousand
-    times, and `traceback` formats every repeat (its ^^^ carets parse the line each time) before it prints three:
-    12 ms a sample, against 1.5 for another failure. The output is the same."""
-
-    def format_frame_summary(self, frame_summary: traceback.FrameSummary) -> str:
-        f = frame_summary
-        key = (f.filename, f.lineno, f.end_lineno, f.colno, f.end_colno, f.name)
-        formatted: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_formatted", {})
-        if key not in formatted:
-            formatted[key] = super().format_frame_summary(f)
-        return formatted[key]
-
-
-def _print_failure(exc: BaseException, path: str, source: str) -> None:
-    """The traceback as Python prints it, without the harness's own frame. The program's lines come from `source`,
-    split as `linecache` splits a file it reads (universal newlines, a last newline added): reading the file back
-    cost a failing sample's process about 50 of its 480 page faults. A sample that removed its file still shows its
-    lines."""
-    lines = io.StringIO(source, newline=None).readlines()
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    linecache.cache[path] = (len(source), None, lines, path)  # no mtime: `checkcache` leaves the entry alone
-    report = traceback.TracebackException(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
-    todo, seen = [report], set()
-    while todo:  # the report and every exception chained to it or grouped in it
-        part = todo.pop()
-        if id(part) not in seen:
-            seen.add(id(part))
-            part.stack = _Stack(part.stack)
-            todo += [p for p in (part.__cause__, part.__context__) if p is not None]
-            todo += getattr(part, "exceptions", None) or []  # an exception group's members
-    # To descriptor 2 itself, encoded as sys.stderr encodes: the program may have replaced or closed sys.stderr.
-    write_all(2, "".join(report.format()).encode("utf-8", "backslashreplace"))
-
-
-def rehearse_failure() -> None:
-    """Called by the zygote before any fork: report a failing program once, as a sample's process does. The first
-    traceback fills the interpreter's type-attribute cache, interns names and imports what `traceback` imports
-    lazily; done here, that is shared by every fork instead of done again, and copied page by page, in each failing
-    sample (about 60 page faults each, and most samples of a real model fail)."""
-    filename = "<rehearsal>"
-    for source in ("def check(candidate):\n    assert candidate(1) == 2\n\ncheck(lambda x: [x][0])\n", "def f(:\n"):
-        try:
-            exec(compile(source, filename, "exec", dont_inherit=True), {"__name__": "__main__"})
-        except (AssertionError, SyntaxError) as exc:
-            _print_failure(exc, filename, source)  # to the zygote's stderr: /dev/null
-    linecache.cache.pop(filename, None)
-    _flush()
-
-
 def _exit_status(code: object) -> int:
     if code is None:
         return 0
@@ -179,7 +125,7 @@ def _run_python(spec: ChildSpec) -> NoReturn:
         _exit(status)
     except BaseException as exc:
         _flush()  # what the program wrote comes before the report
-        _print_failure(exc, path, source)
+        print_failure(exc, path, source)
         _exit(1)
     _flush()
     # The token is read only now: while the program ran it was in no memory of this process (the zygote made it

@@ -141,18 +141,27 @@ def cover(directory: str, keep: list[str], writable: bool) -> list[str]:
 IPC_RMID = 0
 
 
-def remove_ipc_objects(tables: dict[str, int]) -> None:
-    """Remove every System V shared memory segment, semaphore set and message queue of this IPC namespace.
+class IpcObjects:
+    """The System V shared memory segments, semaphore sets and message queues of this IPC namespace.
 
-    `tables` maps "shm", "sem", "msg" to open descriptors of /proc/sysvipc/*, read again from the start each
-    time (a sample leaves none, usually: three short reads). Such objects outlive the processes that made them,
-    so without this a sample could pin gigabytes of shared memory for the rest of the run, or leave data for the
-    next sample."""
-    remove = {"shm": lambda i: _libc.shmctl(i, IPC_RMID, None), "sem": lambda i: _libc.semctl(i, 0, IPC_RMID),
-              "msg": lambda i: _libc.msgctl(i, IPC_RMID, None)}
-    for kind, fd in tables.items():
-        for line in os.pread(fd, 1 << 20, 0).splitlines()[1:]:  # a header, then one line per object: id second
-            remove[kind](int(line.split()[1]))
+    They outlive the processes that made them: without `remove_all` after each sample, a sample could pin
+    gigabytes of shared memory for the rest of the run, or leave data for the next sample."""
+
+    def __init__(self) -> None:
+        paths = [f"/proc/sysvipc/{kind}" for kind in ("shm", "sem", "msg")]
+        self._tables = [(path[-3:], os.open(path, os.O_RDONLY)) for path in paths if os.path.exists(path)]
+        self._headers = {kind: len(os.pread(fd, 4096, 0)) for kind, fd in self._tables}  # empty: a header only
+        self._buffer = bytearray(4096)  # reused: a sample usually leaves nothing, and then nothing is allocated
+
+    def remove_all(self) -> None:
+        for kind, fd in self._tables:
+            if os.preadv(fd, [self._buffer], 0) > self._headers[kind]:
+                for line in os.pread(fd, 1 << 20, 0).splitlines()[1:]:  # one line per object, its id second
+                    _REMOVE[kind](int(line.split()[1]))
+
+
+_REMOVE = {"shm": lambda i: _libc.shmctl(i, IPC_RMID, None), "sem": lambda i: _libc.semctl(i, 0, IPC_RMID),
+           "msg": lambda i: _libc.msgctl(i, IPC_RMID, None)}
 
 
 def mount_proc() -> None:

@@ -17,8 +17,8 @@ import time
 from typing import Any
 
 from pytest_codeeval.sandbox import isolation
-from pytest_codeeval.sandbox.child import (SETUP_FAILED, ChildSpec, become_sample, configure_streams, rehearse_failure,
-                                           rlimits)
+from pytest_codeeval.sandbox import tracebacks
+from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
 from pytest_codeeval.sandbox.protocol import receive, send, write_all
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
@@ -70,9 +70,8 @@ class Zygote:
         self.written: list[str] = []  # names of the files this zygote wrote into the scratch directory
         self.private_dirs = [d for d in PRIVATE_DIRS if namespaced and os.path.isdir(d)]
         self.poller = select.epoll(4)  # one for the zygote's life: each sample registers its descriptors
-        # System V IPC objects of the namespace (a private one with namespaces), emptied after each sample.
-        tables = [f"/proc/sysvipc/{kind}" for kind in ("shm", "sem", "msg")] if namespaced else []
-        self.ipc_tables = {path[-3:]: os.open(path, os.O_RDONLY) for path in tables if os.path.exists(path)}
+        # The namespace's System V IPC objects (a private namespace: never the host's), emptied after each sample.
+        self.ipc = isolation.IpcObjects() if namespaced else None
         bindir = os.path.dirname(sys.executable)
         self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
         # In the namespaces every sample's environment is the same: `main` makes it the zygote's own, forks inherit it.
@@ -227,7 +226,8 @@ class Zygote:
             _rmtree(scratch)
         for directory in self.private_dirs:  # the private /tmp is private per sample, not just per worker
             _wipe(directory, self.kept)
-        isolation.remove_ipc_objects(self.ipc_tables)
+        if self.ipc is not None:
+            self.ipc.remove_all()
 
 
 def _wipe(directory: str, kept: list[str]) -> None:
@@ -395,7 +395,7 @@ def main() -> None:
         os.environ.clear()
         os.environ.update(zygote.env)
     configure_streams()
-    rehearse_failure()
+    tracebacks.rehearse()
     gc.freeze()  # the zygote's objects leave the collector's view: a sample's collections do not touch (and copy) them
     send(proto[1], {"layers": layers})
     while (msg := receive(proto[0])) is not None:
