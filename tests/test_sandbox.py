@@ -185,28 +185,42 @@ def test_no_network_even_loopback() -> None:
 
 @pytest.mark.parametrize("level", ["strict", "network"])
 def test_no_host_unix_socket_is_reachable(level: str) -> None:
-    """Daemons' sockets (Docker's, a database's, D-Bus) are files under /run: the network namespace does not cover
-    them and a read-only mount does not stop connect(), so the sandbox hides the directory."""
-    directory = Path(f"/run/codeeval-test-{os.getpid()}")
+    """Daemons' sockets (Docker's, a database's, D-Bus) are files: the network namespace does not cover them and a
+    read-only mount does not stop connect(). /run is covered whole; a socket elsewhere is masked."""
+    directories = [Path(f"/run/codeeval-test-{os.getpid()}"), Path(f"/var/lib/codeeval-test-{os.getpid()}")]
     try:
-        directory.mkdir()
+        for directory in directories:
+            directory.mkdir()
     except OSError:
-        pytest.skip("needs a writable /run (root)")
-    path = directory / "daemon.sock"
+        pytest.skip("needs a writable /run and /var/lib (root)")
+    listeners = []
     try:
-        with socket.socket(socket.AF_UNIX) as listener:
-            listener.bind(str(path))
-            os.chmod(path, 0o777)
+        for directory in directories:
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(directory / "daemon.sock"))
+            os.chmod(directory / "daemon.sock", 0o777)
             listener.listen()
-            listener.settimeout(0.5)
-            program = f"import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({str(path)!r})\nprint('connected')\n"
-            outcome = judge(program, level)
-            assert outcome.status == "failed" and "connected" not in outcome.output, outcome.output
-            assert "FileNotFoundError" in outcome.output
+            listener.settimeout(0.2)
+            listeners.append(listener)
+        paths = [str(d / "daemon.sock") for d in directories]
+        program = (f"import socket\nfor path in {paths!r}:\n    s = socket.socket(socket.AF_UNIX)\n    try:\n"
+                   "        s.connect(path)\n        print('connected', path)\n    except OSError as exc:\n"
+                   "        print('refused', type(exc).__name__)\n")
+        executor = ZygoteExecutor(level)  # started after the sockets were bound, as a run's zygotes are
+        try:
+            outcome = get_runner("python").run(program, Limits(cpu_seconds=2), executor)
+        finally:
+            executor.close()
+        assert outcome.status == "passed" and "connected" not in outcome.output, outcome.output
+        assert outcome.output.count("refused") == 2
+        for listener in listeners:
             with pytest.raises(socket.timeout):
                 listener.accept()
     finally:
-        shutil.rmtree(directory)
+        for listener in listeners:
+            listener.close()
+        for directory in directories:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_network_level_allows_loopback() -> None:
@@ -262,17 +276,21 @@ def test_nothing_a_sample_writes_reaches_the_next_one(level: str) -> None:
         assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
 
 
-LEAVE_IPC = (  # System V objects outlive their process: 64 MiB of shared memory, a semaphore set, a message queue
-    "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\n"
+LEAVE_IPC = (  # System V objects outlive their process: 40 shared memory segments (more than one page of
+    # /proc/sysvipc/shm lists), 64 MiB touched, a semaphore set, a message queue; and a POSIX message queue
+    "import ctypes, os\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\n"
     "libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]\n"
+    "for key in range(0xC000, 0xC028):\n    assert libc.shmget(key, 4096, 0o1000 | 0o666) >= 0\n"
     "shm = libc.shmget(0xC0DE, 64 << 20, 0o1000 | 0o666)\nassert shm >= 0\naddress = libc.shmat(shm, None, 0)\n"
     "ctypes.memset(address, 65, 64 << 20)\nassert libc.semget(0xC0DF, 1, 0o1000 | 0o666) >= 0\n"
     "assert libc.msgget(0xC0E0, 0o1000 | 0o666) >= 0\n"
+    "libc.mq_open(b'/codeeval-left', os.O_CREAT | os.O_RDWR, 0o600, None)\n"
 )
 FIND_IPC = (
-    "import ctypes\nlibc = ctypes.CDLL(None)\n"
+    "import ctypes, os\nlibc = ctypes.CDLL(None)\n"
     "left = [line for kind in ('shm', 'sem', 'msg') for line in open(f'/proc/sysvipc/{kind}').read().splitlines()[1:]]\n"
     "assert left == [], left\nassert libc.shmget(0xC0DE, 0, 0) == -1\n"
+    "assert libc.mq_open(b'/codeeval-left', os.O_RDONLY) == -1\n"
 )
 
 
@@ -453,6 +471,21 @@ def test_failures_are_reported_as_python_reports_them(name: str, tmp_path: Path)
     expected = python.stderr.replace(str(path), "/tmp/sample/program.py")
     repeats = re.compile(r"repeated \d+ more times")  # the recursion's depth differs between the two processes
     assert repeats.sub("repeated N more times", result.stderr) == repeats.sub("repeated N more times", expected)
+
+
+@pytest.mark.parametrize(
+    ("program", "detail"),
+    [
+        ("class Bad(Exception):\n    pass\n\nraise Bad('boom')", "exception: __sample__.Bad: boom"),
+        ("raise Exception('x')", "exception: Exception: x"),
+        ("raise ExceptionGroup('g', [ValueError(1), TypeError(2)])", "exception: ExceptionGroup: g (2 sub-exceptions)"),
+        ("try:\n    1 / 0\nexcept ZeroDivisionError:\n    raise KeyError('k')", "exception: KeyError: 'k'"),
+    ],
+    ids=["own-class", "bare-exception", "group", "chained"],
+)
+def test_a_failures_detail_names_its_exception(program: str, detail: str) -> None:
+    outcome = judge(program)
+    assert (outcome.status, outcome.detail) == ("failed", detail), outcome.output
 
 
 def test_failure_report_shows_the_program_that_ran() -> None:

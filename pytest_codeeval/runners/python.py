@@ -8,16 +8,24 @@ import signal
 from pytest_codeeval.runners.base import Runner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b(?::\s?(.*))?$")
+_EXC_LINE = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b(?::\s?(.*))?$")
+_ANY_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")  # a class of the program's: `__sample__.Bad: boom`
+_GROUP_LINE = re.compile(r"^\|?\s*((?:[A-Za-z_][\w.]*)?ExceptionGroup)(?::\s?(.*))?$")
 
 
 def last_exception(stderr: str) -> tuple[str, str] | None:
-    """(exception type, message) of the traceback at the end of stderr, if any."""
-    for line in reversed(stderr.strip().splitlines()[-50:]):
-        match = _EXC_LINE.match(line.strip())
-        if match:
-            return match.group(1), (match.group(2) or "").strip()
-    return None
+    """(exception type, message) of the traceback at the end of stderr, if any. The harness writes the report
+    last, so after a traceback header the last line is the exception, whatever its class is called; an
+    exception group's own line comes before its members' boxes."""
+    tail = stderr.strip().splitlines()[-50:]
+    if any("Exception Group Traceback" in line for line in tail):
+        matches = (_GROUP_LINE.match(line.strip()) for line in tail)
+    elif any(line.startswith("Traceback (most recent call last):") for line in tail):
+        matches = iter([_ANY_EXC_LINE.match(tail[-1].strip())])
+    else:
+        matches = (_EXC_LINE.match(line.strip()) for line in reversed(tail))
+    match = next((m for m in matches if m), None)
+    return (match.group(1), (match.group(2) or "").strip()) if match else None
 
 
 def signal_name(number: int) -> str:

@@ -145,7 +145,8 @@ class IpcObjects:
     """The System V shared memory segments, semaphore sets and message queues of this IPC namespace.
 
     They outlive the processes that made them: without `remove_all` after each sample, a sample could pin
-    gigabytes of shared memory for the rest of the run, or leave data for the next sample."""
+    gigabytes of shared memory for the rest of the run, or leave data for the next sample. (POSIX message
+    queues, the namespace's other lasting objects, are switched off instead: `forbid_posix_queues`.)"""
 
     def __init__(self) -> None:
         paths = [f"/proc/sysvipc/{kind}" for kind in ("shm", "sem", "msg")]
@@ -156,8 +157,45 @@ class IpcObjects:
     def remove_all(self) -> None:
         for kind, fd in self._tables:
             if os.preadv(fd, [self._buffer], 0) > self._headers[kind]:
-                for line in os.pread(fd, 1 << 20, 0).splitlines()[1:]:  # one line per object, its id second
+                for line in _read_all(fd).splitlines()[1:]:  # one line per object, its id second
                     _REMOVE[kind](int(line.split()[1]))
+
+
+def _read_all(fd: int) -> bytes:
+    """The whole of a /proc table: one read returns a page of it at most."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def forbid_posix_queues() -> str:
+    """No POSIX message queue can be made in this IPC namespace (none of Python's own modules uses them): one
+    would outlive its sample and carry data to the next."""
+    try:
+        with open("/proc/sys/fs/mqueue/queues_max", "w") as handle:
+            handle.write("0")
+    except OSError as exc:
+        return f"off ({exc.strerror})"
+    return "on"
+
+
+def host_unix_sockets() -> list[str]:
+    """The paths of the Unix sockets bound on the host now (read before leaving the host's network namespace,
+    whose sockets /proc/net/unix lists): daemons' sockets may live anywhere, not only under /run."""
+    try:
+        with open("/proc/net/unix", "rb") as handle:
+            rows = handle.read().decode("utf-8", "replace").splitlines()[1:]
+    except OSError:
+        return []
+    paths = {row.split(None, 7)[7] for row in rows if len(row.split(None, 7)) == 8}
+    return sorted(p for p in paths if p.startswith("/"))
+
+
+def mask(path: str) -> None:
+    """Bind /dev/null over a file (a socket): connect() on its path then fails."""
+    mount("/dev/null", path, None, MS_BIND)
 
 
 _REMOVE = {"shm": lambda i: _libc.shmctl(i, IPC_RMID, None), "sem": lambda i: _libc.semctl(i, 0, IPC_RMID),

@@ -12,6 +12,7 @@ import os
 import pwd
 import select
 import signal
+import stat
 import sys
 import time
 from typing import Any
@@ -287,6 +288,7 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     if level == "basic":
         layers["namespaces"] = "off (--codeeval-sandbox=basic)"
     else:
+        sockets = isolation.host_unix_sockets()  # while /proc/net/unix still lists the host's
         try:
             layers.update(isolation.enter_namespaces(network=level == "network"))
             namespaced = True
@@ -300,7 +302,8 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
             _, status = os.waitpid(pid, 0)
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
-        filesystem, kept = _filesystem(network=level == "network")
+        filesystem, kept = _filesystem(network=level == "network", sockets=sockets)
+        filesystem["no lasting IPC"] = _lasting_ipc()
         layers.update(filesystem)
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
@@ -329,7 +332,13 @@ def _first_out_of_memory() -> str:
     return "on (oom_score_adj 1000: the OOM killer takes samples before anything else)"
 
 
-def _filesystem(network: bool) -> tuple[dict[str, str], list[str]]:
+def _lasting_ipc() -> str:
+    state = isolation.forbid_posix_queues()
+    queues = "no POSIX message queues" if state == "on" else f"POSIX message queues not forbidden: {state[4:-1]}"
+    return f"on (System V objects removed after each sample; {queues})"
+
+
+def _filesystem(network: bool, sockets: list[str]) -> tuple[dict[str, str], list[str]]:
     """Read-only mounts, a private /proc, private temporary directories, a hidden home and hidden local sockets.
 
     Returns the layer report and the interpreter's paths re-exposed inside the private directories."""
@@ -353,25 +362,37 @@ def _filesystem(network: bool) -> tuple[dict[str, str], list[str]]:
         layers["home hidden"] = f"on ({home}" + (f"; read-only: {', '.join(hidden)})" if hidden else ")")
     except OSError as exc:
         layers["home hidden"] = f"off ({exc})"
-    layers["local sockets hidden"] = _hide_sockets(needed, network)
+    layers["local sockets hidden"] = _hide_sockets(needed, network, sockets)
     return layers, kept
 
 
-def _hide_sockets(needed: list[str], network: bool) -> str:
-    """An empty read-only tmpfs over the directories of the host's Unix sockets. With the network allowed, the
-    directory of the resolver's configuration stays (systemd links /etc/resolv.conf into /run)."""
+def _hide_sockets(needed: list[str], network: bool, sockets: list[str]) -> str:
+    """An empty read-only tmpfs over /run, where most daemons keep their sockets, and /dev/null over every other
+    socket the host had bound when the zygote started (a database's under /var/lib, a syslog /dev/log). With the
+    network allowed, the directory of the resolver's configuration stays (systemd links /etc/resolv.conf into
+    /run)."""
     keep = list(needed)
     if network:
         keep.append(os.path.dirname(os.path.realpath("/etc/resolv.conf")))
-    hidden = []
+    covered = []
     try:
         for directory in SOCKET_DIRS:
             if os.path.isdir(directory) and not os.path.islink(directory):
                 isolation.cover(directory, keep, writable=False)
-                hidden.append(directory)
+                covered.append(directory)
+        masked = [path for path in sockets if _is_socket(path)]
+        for path in masked:
+            isolation.mask(path)
     except OSError as exc:
         return f"off ({exc})"
-    return f"on ({', '.join(hidden)} covered)" if hidden else "not needed (no /run)"
+    return f"on ({', '.join(covered) or 'no /run'} covered, {len(masked)} other host sockets masked)"
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:  # in another mount namespace, or under a directory now covered
+        return False
 
 
 def main() -> None:
