@@ -55,6 +55,7 @@ class CodeevalSession:
         self._lookahead = Lookahead()
         self._sent_ahead: set[SampleKey] = set()
         self._frozen = False  # gc.freeze() called at the end of collection, undone at unconfigure (see there)
+        self.expected_samples: int | None = None  # the selection's sample items, known once collection is done
         if isinstance(self.source, ModelSource):
             if self.is_worker:
                 self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
@@ -157,6 +158,11 @@ class CodeevalSession:
         self.pool.submit(item.key, job)
 
     @property
+    def all_samples_reported(self) -> bool:
+        """Every sample item of the selection reported its record (here, or from the xdist workers)."""
+        return self.expected_samples is not None and len(self.results) >= self.expected_samples
+
+    @property
     def unjudged(self) -> int:
         """Samples the sandbox could not judge (status `error`): no verdict on the model, so the metrics miss them
         and the run fails."""
@@ -190,7 +196,9 @@ class CodeevalSession:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.is_worker:
-            self.prepare([item.key for item in session.items if isinstance(item, SampleItem)])
+            keys = [item.key for item in session.items if isinstance(item, SampleItem)]
+            self.expected_samples = len(keys)
+            self.prepare(keys)
         self.freeze()
 
     def freeze(self) -> None:
@@ -231,10 +239,16 @@ class CodeevalSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
-        result = yield
-        if not self.is_worker:
-            summary.finish(self, session)
-        return result
+        ended = False
+        try:
+            result = yield
+            ended = True
+            return result
+        finally:
+            # -x stops the loop with an exception even after the last item: the run is complete if every
+            # selected sample's result is in, and then it is judged as one that was not stopped.
+            if not self.is_worker and (ended or self.all_samples_reported):
+                summary.finish(self, session)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> Any:
@@ -251,9 +265,9 @@ class CodeevalSession:
             return
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        # -x or --maxfail stopped the run at a failing sample: no gate saw the whole run, so pytest's status stands.
-        # (Under xdist the controller reports such a stop as an interruption, exit status 2.)
-        stopped = bool(session.shouldfail or session.shouldstop)
+        # -x or --maxfail stopped the run before its last sample: no gate saw the whole run, so pytest's status
+        # stands. (Under xdist the controller reports any such stop as an interruption, exit status 2.)
+        stopped = getattr(self, "finished", None) is None
         if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict and not stopped:
             session.exitstatus = pytest.ExitCode.OK
         summary.write_reports(self, session)  # after the exit status is final: the report records it

@@ -68,7 +68,7 @@ class FileSource(SolutionSource):
     def __init__(self, path: Path, task_names: Sequence[str]) -> None:
         self.loaded: LoadedGenerations = load_generations(path)
         self.task_names = list(task_names)
-        if self.loaded.kind == "bigcode" and len(self.task_names) != 1:
+        if self.loaded.kind == "bigcode" and len(set(self.task_names)) != 1:
             raise CodeevalError(
                 f"--codeeval-load-generations={path}: bigcode's JSON format does not name its task; "
                 "add --codeeval-tasks=NAME with exactly one task"

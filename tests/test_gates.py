@@ -182,6 +182,17 @@ def test_a_run_stopped_early_evaluates_no_gate_and_does_not_pass(pytester: pytes
     assert data["run"]["complete"] is False and data["gates"] is None and data["run"]["exitstatus"] == status
 
 
+def test_a_run_that_x_stops_at_its_last_sample_is_complete(pytester: pytest.Pytester) -> None:
+    """pytest stops the loop after the failing item even when it was the last: nothing was left, so the run is
+    judged as a whole one (the gate evaluated, failing samples results, exit 0)."""
+    src = samples(pytester, "s.jsonl", 10, broken={9})  # pass@1 = 0.9, the failing sample last
+    result = run(pytester, src, "-x", "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["codeeval gates: passed (1 checks: humaneval pass@1 = 0.900 >= 0.9)"])
+    data = report(pytester.path / "r.json")
+    assert data["run"]["complete"] is True and data["gates"]["passed"] is True
+
+
 def test_malformed_ini_spec_names_the_ini_key(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\ncodeeval_fail_under = pass@1>0.9\n")
     result = run(pytester, samples(pytester, "s.jsonl", 2))

