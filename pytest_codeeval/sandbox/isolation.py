@@ -170,15 +170,15 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def forbid_posix_queues() -> str:
+def forbid_posix_queues() -> str | None:
     """No POSIX message queue can be made in this IPC namespace (none of Python's own modules uses them): one
-    would outlive its sample and carry data to the next."""
+    would outlive its sample and carry data to the next. Returns why not, if the kernel refused."""
     try:
         with open("/proc/sys/fs/mqueue/queues_max", "w") as handle:
             handle.write("0")
     except OSError as exc:
-        return f"off ({exc.strerror})"
-    return "on"
+        return exc.strerror or str(exc)
+    return None
 
 
 def host_unix_sockets() -> list[str]:

@@ -17,8 +17,7 @@ import sys
 import time
 from typing import Any
 
-from pytest_codeeval.sandbox import isolation
-from pytest_codeeval.sandbox import tracebacks
+from pytest_codeeval.sandbox import isolation, tracebacks
 from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
 from pytest_codeeval.sandbox.protocol import receive, send, write_all
 
@@ -333,8 +332,8 @@ def _first_out_of_memory() -> str:
 
 
 def _lasting_ipc() -> str:
-    state = isolation.forbid_posix_queues()
-    queues = "no POSIX message queues" if state == "on" else f"POSIX message queues not forbidden: {state[4:-1]}"
+    refused = isolation.forbid_posix_queues()
+    queues = f"POSIX message queues allowed: {refused}" if refused else "no POSIX message queues"
     return f"on (System V objects removed after each sample; {queues})"
 
 
