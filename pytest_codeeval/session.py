@@ -55,7 +55,11 @@ class CodeevalSession:
         self._lookahead = Lookahead()
         self._sent_ahead: set[SampleKey] = set()
         self._frozen = False  # gc.freeze() called at the end of collection, undone at unconfigure (see there)
-        self.expected_samples: int | None = None  # the selection's sample items, known once collection is done
+        # The selection's items and sample items, known once collection is done, and the items that ran since.
+        self.expected_items: int | None = None
+        self.expected_samples: int | None = None
+        self.items_finished = 0
+        self.ended: float | None = None  # when the session finished: the summary and the reports give one duration
         if isinstance(self.source, ModelSource):
             if self.is_worker:
                 self.source.store_path = Path(config.workerinput[STORE_KEY])  # type: ignore[attr-defined]
@@ -163,6 +167,11 @@ class CodeevalSession:
         return self.expected_samples is not None and len(self.results) >= self.expected_samples
 
     @property
+    def all_items_ran(self) -> bool:
+        """The loop ran every selected item (not a run that collection errors interrupted before any)."""
+        return self.expected_items is not None and 0 < self.expected_items <= self.items_finished
+
+    @property
     def unjudged(self) -> int:
         """Samples the sandbox could not judge (status `error`): no verdict on the model, so the metrics miss them
         and the run fails."""
@@ -197,7 +206,7 @@ class CodeevalSession:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.is_worker:
             keys = [item.key for item in session.items if isinstance(item, SampleItem)]
-            self.expected_samples = len(keys)
+            self.expected_items, self.expected_samples = len(session.items), len(keys)
             self.prepare(keys)
         self.freeze()
 
@@ -225,6 +234,9 @@ class CodeevalSession:
         if isinstance(item, SampleItem) and call.when == "call" and item.record is not None:
             report.codeeval = item.record.to_wire()
         return report
+
+    def pytest_runtest_logfinish(self) -> None:
+        self.items_finished += 1
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "codeeval", None)
@@ -263,13 +275,18 @@ class CodeevalSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
+        self.ended = time.time()
+        status = session.exitstatus
+        if status == pytest.ExitCode.INTERRUPTED and self.all_items_ran:
+            # A stop raised after the last item (-x under xdist, --sw) interrupted nothing: judged as any run.
+            status = pytest.ExitCode.TESTS_FAILED if session.testsfailed else pytest.ExitCode.OK
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
-        only_samples_failed = session.exitstatus == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
-        # -x or --maxfail stopped the run before its last sample: no gate saw the whole run, so pytest's status
-        # stands. (Under xdist the controller reports any such stop as an interruption, exit status 2.)
+        only_samples_failed = status == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
+        # -x or --maxfail stopped the run before its last sample: no gate saw the whole run, so pytest's status stands.
         stopped = getattr(self, "finished", None) is None
         if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict and not stopped:
-            session.exitstatus = pytest.ExitCode.OK
+            status = pytest.ExitCode.OK
+        session.exitstatus = status
         summary.write_reports(self, session)  # after the exit status is final: the report records it
 
     @pytest.hookimpl(trylast=True)  # after pytest's own collection pass at unconfigure, which the freeze keeps cheap

@@ -22,6 +22,6 @@ class XdistSupport:
         """Called on the controller with the ids a worker collected (after -k and --lf): exactly the selection.
         The scheduler sends no item before this returns, so the store is complete when samples run."""
         keys = [key for key in map(SampleKey.from_nodeid, ids) if key is not None]
-        self.session.expected_samples = len(keys)  # every worker collects the same selection
+        self.session.expected_items, self.session.expected_samples = len(ids), len(keys)  # every worker: the same
         self.session.prepare(keys)
         self.session.freeze()

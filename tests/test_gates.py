@@ -174,19 +174,32 @@ def test_a_run_stopped_early_evaluates_no_gate_and_does_not_pass(pytester: pytes
     """-x stops at a failing sample: the metrics cover part of the run, so the gate is not evaluated, the summary
     says so, and the run keeps pytest's failing exit status (a CI job with -x must not pass below its threshold)."""
     src = samples(pytester, "s.jsonl", 10, broken={1, 2, 3, 4})  # pass@1 = 0.6
-    result = run(pytester, src, stop, "-n", workers, "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
+    result = run(pytester, src, stop, "-n", workers, "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json",
+                 "--codeeval-markdown=r.md", "--codeeval-html=r.html")
     assert result.ret == status
     result.stdout.fnmatch_lines(["codeeval: the run stopped before its last sample: the metrics cover the samples that "
                                  "ran; no gate was evaluated, and the run keeps pytest's exit status"])
     data = report(pytester.path / "r.json")
     assert data["run"]["complete"] is False and data["gates"] is None and data["run"]["exitstatus"] == status
+    for name in ("r.md", "r.html"):  # a pull-request comment must not read as a whole, ungated run
+        assert "The run stopped before its last sample" in (pytester.path / name).read_text()
 
 
-def test_a_run_that_x_stops_at_its_last_sample_is_complete(pytester: pytest.Pytester) -> None:
-    """pytest stops the loop after the failing item even when it was the last: nothing was left, so the run is
-    judged as a whole one (the gate evaluated, failing samples results, exit 0)."""
+def test_a_run_stopped_before_any_sample_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_a="def test_bad():\n    assert False\n")
+    result = pytester.runpytest("test_a.py", "codeeval", samples(pytester, "s.jsonl", 2), "--codeeval-tasks=humaneval",
+                                "-x", "--codeeval-fail-under=pass@1=0.5")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["no samples ran", "codeeval: the run stopped before its last sample*no gate was evaluated*"])
+
+
+@pytest.mark.parametrize("stop", [["-x"], ["-x", "-n", "2"], ["--sw"]])
+def test_a_run_stopped_at_its_last_sample_is_complete(pytester: pytest.Pytester, stop: list[str]) -> None:
+    """pytest (-x), xdist (-x under -n) and stepwise (--sw) stop the loop after the failing item even when it was the
+    last: nothing was left, so the run is judged as a whole one (the gate evaluated, failing samples results,
+    exit 0)."""
     src = samples(pytester, "s.jsonl", 10, broken={9})  # pass@1 = 0.9, the failing sample last
-    result = run(pytester, src, "-x", "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
+    result = run(pytester, src, *stop, "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["codeeval gates: passed (1 checks: humaneval pass@1 = 0.900 >= 0.9)"])
     data = report(pytester.path / "r.json")
@@ -229,8 +242,10 @@ def test_threshold_on_unknown_metric_or_task_fails_clearly(pytester: pytest.Pyte
 
 
 def test_collect_only_runs_no_gate(pytester: pytest.Pytester) -> None:
-    result = run(pytester, samples(pytester, "s.jsonl", 2), "--collect-only", "--codeeval-fail-under=pass@1=0.9")
+    result = run(pytester, samples(pytester, "s.jsonl", 2), "--collect-only", "--codeeval-fail-under=pass@1=0.9",
+                 "--codeeval-report=r.json")
     assert result.ret == pytest.ExitCode.OK and "gate" not in result.stdout.str()
+    assert report(pytester.path / "r.json")["run"]["complete"] is False  # no sample reported
 
 
 # -- baselines --------------------------------------------------------------------------------------------------------

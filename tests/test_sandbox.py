@@ -516,6 +516,34 @@ def test_a_recursions_repeated_frame_is_formatted_once(monkeypatch: pytest.Monke
     assert 3 <= len(calls) < 10  # <module> (twice) and f: each once, not f a thousand times
 
 
+def test_a_new_zygote_can_be_asked_for_its_layers_from_two_threads() -> None:
+    """The pool's thread starts a zygote with its first sample while pytest's thread may ask it for its layers (the
+    report at the end of a run that -x stopped early): one of them reads the zygote's first message, never both
+    (the other waited for a message that never came, and the run hung)."""
+    for _ in range(3):
+        executor = ZygoteExecutor("strict")
+        answers: list[dict[str, str]] = []
+        done = threading.Event()
+
+        def ask(executor: ZygoteExecutor = executor, answers: list[dict[str, str]] = answers) -> None:
+            answers.append(executor.layers())
+            done.wait(30)  # the zygote dies with the thread that started it (its parent-death signal), as in a pool
+
+        threads = [threading.Thread(target=ask) for _ in range(2)]
+        try:
+            for thread in threads:
+                thread.start()
+            deadline = time.monotonic() + 30
+            while len(answers) < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert len(answers) == 2 and answers[0] == answers[1] and "pid namespace" in answers[0]
+        finally:
+            done.set()
+            for thread in threads:
+                thread.join()
+            executor.close()
+
+
 def test_machinery_failure_is_an_error_not_a_verdict() -> None:
     executor = ZygoteExecutor("strict")
     try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_codeeval.reporting.markdown import INCOMPLETE
+
 OUTPUT_CAP = 4000  # characters of each sample's output shown
 
 
@@ -19,7 +21,7 @@ def render_html(report: dict[str, Any]) -> str:
     regressed = {task: {p for c in metrics.values() for p in c["regressed_problems"]} for task, metrics in comparison.items()}
     return env.get_template("report.html.j2").render(
         report=report, title=config.get("model") or config.get("load_generations") or "run", statuses=statuses,
-        comparison=comparison, regressed=regressed, output_cap=OUTPUT_CAP,
+        comparison=comparison, regressed=regressed, output_cap=OUTPUT_CAP, incomplete=INCOMPLETE,
     )
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 MAX_FLIPS_LISTED = 25
+INCOMPLETE = ("The run stopped before its last sample (-x, --maxfail or an interruption): the metrics cover the "
+              "samples that ran, and no gate or baseline comparison was evaluated.")
 
 
 def _cell(text: Any) -> str:
@@ -42,6 +44,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     verdict = "" if not gates else (" — gates passed ✅" if gates.get("passed") else " — gates FAILED ❌")
     title = config.get("model") or config.get("load_generations") or "run"
     lines = [f"## pytest-codeeval: {_cell(title)}{verdict}", ""]
+    if not (report.get("run") or {}).get("complete", True):
+        lines += [f"> ⚠️ {INCOMPLETE}", ""]
     header = "| task | problems | samples | metric | value [95% CI] |" + (" baseline | delta | p |" if comparison else "")
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     for name, task in report["tasks"].items():

@@ -108,11 +108,28 @@ def fewer_failures_listed(cs: CodeevalSession, reporter: Any) -> Iterator[None]:
             )
 
 
+def _elapsed(cs: CodeevalSession) -> float:
+    """Up to the end of the run loop, or of the session when the loop never ended: the same in every output."""
+    return (getattr(cs, "finished", None) or cs.ended or time.time()) - cs.started
+
+
+def _complete(cs: CodeevalSession) -> bool:
+    """The run loop ended, or every selected sample reported before pytest stopped it (see session.py)."""
+    return getattr(cs, "finished", None) is not None and not cs.config.option.collectonly
+
+
 def write_summary(cs: CodeevalSession, reporter: Any) -> None:
     tasks, s = _task_results(cs), cs.settings
     reporter.write_sep("=", "codeeval summary")
+    stopped = None
+    if getattr(cs, "finished", None) is None:  # the loop never ended: -x, --maxfail, Ctrl-C
+        gated = s.fail_under or s.max_regression or s.baseline
+        stopped = ("codeeval: the run stopped before its last sample: the metrics cover the samples that ran"
+                   + ("; no gate was evaluated, and the run keeps pytest's exit status" if gated else ""))
     if not tasks:
         reporter.write_line("no samples ran")
+        if stopped:
+            reporter.write_line(stopped, yellow=True)
         return
     for line in summary_lines(tasks, getattr(cs, "intervals", None)):
         reporter.write_line(line)
@@ -123,8 +140,7 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         if left_out and asked:
             reporter.write_line(f"{name}: no pass@{', pass@'.join(map(str, left_out))}: a problem has only {fewest} "
                                 f"sample{'s' if fewest > 1 else ''} (pass@k needs k samples of every problem)")
-    seconds = getattr(cs, "finished", time.time()) - cs.started
-    reporter.write_line(run_line(cs.results.status_counts(), seconds, cs.source.name, cs.settings.sandbox))
+    reporter.write_line(run_line(cs.results.status_counts(), _elapsed(cs), cs.source.name, cs.settings.sandbox))
     generation = cs.source.report()
     if generation and generation.get("backend") not in ("reference", "file"):
         tps = generation.get("tokens_per_second")
@@ -135,12 +151,8 @@ def write_summary(cs: CodeevalSession, reporter: Any) -> None:
         )
     for line in cs.gate_lines:
         reporter.write_line(line)
-    if getattr(cs, "finished", None) is None:  # the loop never ended: -x, --maxfail, Ctrl-C
-        gated = s.fail_under or s.max_regression or s.baseline
-        reporter.write_line(
-            "codeeval: the run stopped before its last sample: the metrics cover the samples that ran"
-            + ("; no gate was evaluated, and the run keeps pytest's exit status" if gated else ""), yellow=True,
-        )
+    if stopped:
+        reporter.write_line(stopped, yellow=True)
     for line in cs.unwritten:
         reporter.write_line(f"codeeval: {line}", red=True)
     if cs.unjudged:
@@ -166,9 +178,8 @@ def write_reports(cs: CodeevalSession, session: pytest.Session) -> None:
     gates = getattr(cs, "gates", None)
     report = build_report(
         tasks, s.describe(), cs.source.report(), sandbox_info(cs),
-        {"seconds": round(getattr(cs, "finished", time.time()) - cs.started, 3),
-         "statuses": dict(cs.results.status_counts()), "exitstatus": int(session.exitstatus),
-         "complete": getattr(cs, "finished", None) is not None},
+        {"seconds": round(_elapsed(cs), 3), "statuses": dict(cs.results.status_counts()),
+         "exitstatus": int(session.exitstatus), "complete": _complete(cs)},
         intervals=getattr(cs, "intervals", None), gates=gates.to_dict() if gates else None,
         baseline=gates.comparison if gates else None,
     )

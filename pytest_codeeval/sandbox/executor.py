@@ -7,6 +7,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 from typing import Any
 
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult
@@ -33,9 +34,15 @@ class ZygoteExecutor:
         self._proc: subprocess.Popen[bytes] | None = None
         self._layers: dict[str, str] | None = None
         self._killed = False
+        # The pool's thread starts the zygote with its first sample; the header or the report may ask for its layers
+        # meanwhile, from pytest's thread: one of them reads the zygote's first message, never both.
+        self._starting = threading.Lock()
 
     def launch(self) -> None:
-        """Start the zygote process without waiting until it is ready: a pool's zygotes start side by side."""
+        """Start the zygote process without waiting until it is ready: a pool's zygotes start side by side.
+
+        The zygote dies with the thread that started it (its parent-death signal follows the parent thread, not
+        the process): start it from a thread that lives as long as this executor (pytest's, or the pool's)."""
         if self._killed:
             raise RuntimeError("the sandbox was shut down")
         if self._proc is None or self._proc.poll() is not None:
@@ -49,15 +56,16 @@ class ZygoteExecutor:
                 self._proc.kill()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        self.launch()
-        assert self._proc is not None
-        if self._layers is None:  # its first message says which isolation layers it set up
-            hello = self._receive(60.0)
-            if hello is None or "layers" not in hello:
-                self.close()
-                raise RuntimeError("the sandbox zygote did not start")
-            self._layers = hello["layers"]
-        return self._proc
+        with self._starting:
+            self.launch()
+            assert self._proc is not None
+            if self._layers is None:  # its first message says which isolation layers it set up
+                hello = self._receive(60.0)
+                if hello is None or "layers" not in hello:
+                    self.close()
+                    raise RuntimeError("the sandbox zygote did not start")
+                self._layers = hello["layers"]
+            return self._proc
 
     def _receive(self, timeout: float) -> dict[str, Any] | None:
         assert self._proc is not None and self._proc.stdout is not None
