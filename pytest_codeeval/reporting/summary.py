@@ -110,19 +110,19 @@ def fewer_failures_listed(cs: CodeevalSession, reporter: Any) -> Iterator[None]:
 
 def _elapsed(cs: CodeevalSession) -> float:
     """Up to the end of the run loop, or of the session when the loop never ended: the same in every output."""
-    return (getattr(cs, "finished", None) or cs.ended or time.time()) - cs.started
+    return (cs.finished or cs.ended or time.time()) - cs.started
 
 
 def _complete(cs: CodeevalSession) -> bool:
-    """The run loop ended, or every selected sample reported before pytest stopped it (see session.py)."""
-    return getattr(cs, "finished", None) is not None and not cs.config.option.collectonly
+    """Samples ran, and the run loop ended or every selected sample reported before pytest stopped it."""
+    return cs.finished is not None and not cs.config.option.collectonly
 
 
 def write_summary(cs: CodeevalSession, reporter: Any) -> None:
     tasks, s = _task_results(cs), cs.settings
     reporter.write_sep("=", "codeeval summary")
     stopped = None
-    if getattr(cs, "finished", None) is None:  # the loop never ended: -x, --maxfail, Ctrl-C
+    if cs.finished is None:  # the loop never ended: -x, --maxfail, Ctrl-C
         gated = s.fail_under or s.max_regression or s.baseline
         stopped = ("codeeval: the run stopped before its last sample: the metrics cover the samples that ran"
                    + ("; no gate was evaluated, and the run keeps pytest's exit status" if gated else ""))

@@ -189,8 +189,8 @@ def host_unix_sockets() -> list[str]:
             rows = handle.read().decode("utf-8", "replace").splitlines()[1:]
     except OSError:
         return []
-    paths = {row.split(None, 7)[7] for row in rows if len(row.split(None, 7)) == 8}
-    return sorted(p for p in paths if p.startswith("/"))
+    fields = (row.split(None, 7) for row in rows)  # the path, when the socket has one, is the eighth
+    return sorted({f[7] for f in fields if len(f) == 8 and f[7].startswith("/")})
 
 
 def mask(path: str) -> None:
