@@ -178,11 +178,6 @@ class Language(Runner):
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
         raise NotImplementedError
 
-    def placed(self, name: str, prompt: str) -> str:
-        """The prompt as MultiPL-E publishes it for the problem called `name` (MultiPL-E's D prompts also depend
-        on the problems its translator handled before)."""
-        return prompt
-
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         raise NotImplementedError
 
@@ -206,6 +201,12 @@ class Language(Runner):
 
     def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
         return "{" + ", ".join(f"{k}{self.dict_arrow}{v}" for k, v in zip(keys, values, strict=True)) + "}"
+
+    def gen_set(self, items: list[Any]) -> Any:
+        """A set: most of MultiPL-E's translators have none, and leave the problem out."""
+        from pytest_codeeval.languages.translate import Untranslatable
+
+        raise Untranslatable(f"{self.title}'s translation writes no sets")
 
     def gen_call(self, func: Any, args: list[Any]) -> Any:
         return f"{func}(" + ", ".join(args) + ")"

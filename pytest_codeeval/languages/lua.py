@@ -20,7 +20,7 @@ class Lua(Language):
     title = "Lua"
     file_ext = "lua"
     comment = "--"
-    stop = ("\nlocal", "\nfunction", "\n--", "\n\n")
+    stop = ("\nlocal", "\nfunction", "\n--")
     tools = ("lua5.4",)
     package = "lua5.4 lua-unit"
     terms = ("table", "table", "table", "table", "nil", "true", "false")
