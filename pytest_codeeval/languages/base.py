@@ -221,8 +221,7 @@ def py_repr_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def docstring_comment(description: str, marker: str) -> str:
-    """The docstring as line comments the way MultiPL-E's Lua, R and Racket prompts are published: blank lines
-    left out, HumanEval's four-space indentation removed (deeper indentation kept), each line after `marker`."""
-    lines = [line.removeprefix("    ") for line in description.strip().split("\n") if line.strip()]
-    return "".join(f"{marker}{line}\n" for line in lines)
+def line_comments(description: str, marker: str) -> str:
+    """The description as line comments, each line after `marker` (MultiPL-E's Lua, R, Racket, Ruby prompts);
+    nothing for an empty description."""
+    return marker + description.strip().replace("\n", "\n" + marker) + "\n" if description else ""
