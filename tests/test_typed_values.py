@@ -9,17 +9,17 @@ import signal
 from typing import Any
 
 import pytest
+from helpers import translated
 
 from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.base import BUILD_FAILED, MARK
-from pytest_codeeval.languages.translate import translate
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 
 def _tests(name: str, signature: str, *asserts: str) -> list[str]:
     prompt = f'def f({signature}:\n    """Doc."""\n'
     checks = "def check(candidate):\n" + "".join(f"    assert {line}\n" for line in asserts)
-    return translate(get_language(name), prompt, checks, "f")[1].splitlines()
+    return translated(name, prompt, checks)[1].splitlines()
 
 
 @pytest.mark.parametrize(
@@ -70,10 +70,8 @@ def test_values(name: str, signature: str, check: str, line: str) -> None:
 
 def test_haskell_doctests_and_names() -> None:
     prompt = 'def sum_it_up(x: List[int]) -> Optional[int]:\n    """Add.\n    >>> sum_it_up([1, -2])\n    -1\n    """\n'
-    translated, tests = translate(
-        get_language("hs"), prompt, "def check(candidate):\n    assert candidate([]) == None\n", "sum_it_up"
-    )
-    assert translated.splitlines() == [
+    prompt_hs, tests = translated("hs", prompt, "def check(candidate):\n    assert candidate([]) == None\n", "sum_it_up")
+    assert prompt_hs.splitlines() == [
         "-- | Add.",
         "-- | >>> sumItUp [1,(-2)]",
         "-- | Just ((-1))",
@@ -108,20 +106,16 @@ def test_swift_values(signature: str, check: str, line: str) -> None:
 
 
 def test_swift_prompt_declares_what_its_types_need() -> None:
-    language = get_language("swift")
     prompt = 'def f(x: int) -> Union[int, str, bool]:\n    """Doc.\n    >>> f(1)\n    True\n    """\n'
-    translated, tests = translate(language, prompt, "def check(candidate):\n    assert candidate(1) == 'a'\n", "f")
-    assert translated == (
+    prompt_swift, tests = translated("swift", prompt, "def check(candidate):\n    assert candidate(1) == 'a'\n")
+    assert prompt_swift == (
         "\nenum Value: Equatable, Hashable {\n    case intValue(Int)\n    case stringValue(String)\n"
         "    case boolValue(Bool)\n}\n\n            \n/// Doc.\n/// >>> f(x: 1)\n/// .boolValue(true)\n"
         "func f(x: Int) -> Value {\n"
     )
     assert tests.endswith('\nassert(f(x: 1) == .stringValue("a"))')
-    result = translate(
-        language,
-        'def f(x: int) -> Union[str, float]:\n    """Doc."""\n',
-        "def check(candidate):\n    assert candidate(1) == 2.5\n",
-        "f",
+    result = translated(
+        "swift", 'def f(x: int) -> Union[str, float]:\n    """Doc."""\n', "def check(candidate):\n    assert candidate(1) == 2.5\n"
     )
     assert result[0].startswith("\nextension Double: Error {}\n        \n/// Doc.")
 

@@ -115,7 +115,7 @@ class Swift(TypedLanguage):
             )
             needs += f"\nenum Value: Equatable, Hashable {{\n{cases}\n}}\n\n            "
         needs += "\n".join(self.conformances)
-        described = "/// " + re.sub(r"\n(\s+)", "\n/// ", description.strip()) + "\n"
+        described = "/// " + re.sub(r"\n\s*", "\n/// ", description.strip()) + "\n"
         params = ", ".join(f"{arg}: {kind.text()}" for arg, kind in self.params)
         return f"{needs}\n{described}func {name}({params}) -> {self.result.text()} {{\n"
 
