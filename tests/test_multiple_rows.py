@@ -19,7 +19,8 @@ BUILDER = Path(__file__).parent / "data" / "multiple" / "builder"
 FIELDS = ("prompt", "tests", "stop_tokens")
 # (language, source) pairs whose translator does not yet make the builder's rows (the typed translators, whose work
 # is under way on another branch): expected to fail, strictly, so that a pair that comes to match must leave the list
-NOT_YET = {(lang, source) for lang in ("cpp", "cs", "d", "go", "hs", "java", "ml", "rs", "scala") for source in SOURCES}
+NOT_YET = {(lang, source) for lang in ("cpp", "cs", "go", "hs", "java", "ml", "rs", "scala") for source in SOURCES}
+NOT_YET.add(("d", "mbpp"))
 
 
 def builder_rows(source: str, language: str) -> list[dict[str, Any]]:

@@ -17,9 +17,6 @@ from pytest_codeeval.sandbox.api import ExecResult
 _SCALARS = {"int": "long", "float": "float", "bool": "bool", "str": "string"}
 NULL_DICT = "___null_dict___"  # MultiPL-E's stand-in for `{}`, whose D type only the signature knows
 TYPECONS = "import std.typecons;\n"
-# MultiPL-E's D translator never forgets an import: once a problem needs std.typecons, every problem it translates
-# afterwards (in file-name order) imports it too. Per dataset, the first problem that needed it:
-_TYPECONS_FROM = {"HumanEval_": "HumanEval_107_even_odd_palindrome", "mbpp_": "mbpp_106_add_lists"}
 _ASSERT = re.compile(r"^(\S+\(\d+\)): \[unittest\] (.*)$", re.MULTILINE)
 _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
 
@@ -58,18 +55,14 @@ class D(Language):
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         if returns is None or any(a.annotation is None for a in args):
             raise Untranslatable("an untyped parameter or result")
-        self.imports = {"import std.math;\n"}
+        # MultiPL-E's D translator never forgets an import: once a problem needs std.typecons (a tuple or an
+        # optional), every problem it translates afterwards imports it too (translate.rows walks them in order)
+        self.imports: set[str] = getattr(self, "imports", {"import std.math;\n"})
         self.arg_types = [self.type_name(a.annotation) for a in args]
         self.return_type = self.type_name(returns)
         typed = ", ".join(f"{t} {a.arg}" for t, a in zip(self.arg_types, args, strict=True))
         described = "/*\n" + description + "\n*/\n"
         return "".join(sorted(self.imports)) + f"{described}{self.return_type} {name}({typed}) \n"
-
-    def placed(self, name: str, prompt: str) -> str:
-        first = next((first for prefix, first in _TYPECONS_FROM.items() if name.startswith(prefix)), None)
-        if first is None or name < first or TYPECONS in prompt:
-            return prompt
-        return prompt.replace("import std.math;\n", "import std.math;\n" + TYPECONS, 1)
 
     def type_name(self, annotation: Any) -> str:
         kind, inner = parts(annotation)
@@ -77,7 +70,7 @@ class D(Language):
             return _SCALARS[kind]
         if kind == "List":
             return f"{self.type_name(inner[0])}[]"
-        if kind in ("Tuple", "Optional", "Dict"):
+        if kind in ("Tuple", "Optional"):
             self.imports.add(TYPECONS)
         if kind == "Tuple" and len(inner) > 1:
             return "Tuple!(" + ", ".join(self.type_name(i) for i in inner) + ")"
