@@ -250,22 +250,21 @@ def rows(language: Language, source: str) -> list[dict[str, Any]]:
     """Every row of MultiPL-E's `<source>-<lang>` config (its hub schema) that the originals give, by problem
     number as the hub has them."""
     translator = type(language)()  # a fresh translator: what one remembers between problems starts empty
-    out = []
+    out: list[tuple[int, dict[str, Any]]] = []
     for original in originals(source):
         try:
             prompt, tests = translate_original(translator, original)
         except Exception:  # noqa: BLE001 -- whatever fails in a problem's translation leaves it out, as MultiPL-E does
             continue
-        out.append(
-            {
-                "name": original.name,
-                "language": language.name,
-                "prompt": prompt,
-                "doctests": "transform",
-                "original": f"{original.name}.py",
-                "prompt_terminology": "reworded",
-                "tests": tests,
-                "stop_tokens": list(language.stop),
-            }
-        )
-    return sorted(out, key=lambda row: int(row["name"].split("_")[1]))
+        row = {
+            "name": original.name,
+            "language": language.name,
+            "prompt": prompt,
+            "doctests": "transform",
+            "original": f"{original.name}.py",
+            "prompt_terminology": "reworded",
+            "tests": tests,
+            "stop_tokens": list(language.stop),
+        }
+        out.append((original.number, row))
+    return [row for _, row in sorted(out, key=lambda pair: pair[0])]
