@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.metrics import FIRST_SAMPLE
 from pytest_codeeval.tasks.base import Doc, Task
 from pytest_codeeval.tasks.conala import two_shot_prompt
 from pytest_codeeval.tasks.registry import TaskRegistry
@@ -61,6 +62,7 @@ class CodeToText(Task):
     DATASET_PATH = "code_x_glue_ct_code_to_text"
     code_language = "python"
     metrics = ("codexglue_bleu",)
+    aggregations = {"codexglue_bleu": FIRST_SAMPLE}  # as the harness: each problem's first sample (`gen[0]`)
     pass_threshold = 100.0  # a perfect sentence BLEU: the reference's words
     id_field = "id"
     required_fields = ("id", "code", "docstring", "docstring_tokens")
@@ -153,6 +155,7 @@ class TextToText(Task):
 
     DATASET_PATH = "code_x_glue_tt_text_to_text"
     metrics = ("nmt_bleu[smooth]",)
+    aggregations = {"nmt_bleu[smooth]": FIRST_SAMPLE}  # as the harness: each problem's first sample (`gen[0]`)
     pass_threshold = 1.0
     id_field = "id"
     required_fields = ("id", "source", "target")
