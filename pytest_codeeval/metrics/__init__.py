@@ -160,8 +160,10 @@ def task_metrics(
             values.update(scored(name, first_samples(problems)))
             if any(len(recs) > 1 for recs in problems.values()):
                 values.update({f"{key}{ALL_SAMPLES}": value for key, value in scored(name, problems).items()})
+        elif scored is corpus_bleu:
+            values.update(corpus_bleu(name, problems))
         else:
-            values.update(corpus_bleu(name, problems) if scored is corpus_bleu else aggregate_scores(name, problems, how))
+            values.update(aggregate_scores(name, problems, how))
     return values
 
 
