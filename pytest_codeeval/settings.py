@@ -238,7 +238,8 @@ def read_settings(config: pytest.Config) -> Settings:
         server=server,
         list_tasks=opt("codeeval_list_tasks"),
         task_options={"mbppplus_mbpp_tests": _mbpp_tests(config) or None, "prompt": opt("codeeval_prompt"),
-                      "load_data_path": _path(opt("codeeval_load_data_path"))},
+                      "load_data_path": _path(opt("codeeval_load_data_path")),
+                      "instruction_tokens": instruction_tokens},
     )
     if not 0 < settings.alpha < 1:
         raise CodeevalError(
