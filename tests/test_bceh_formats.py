@@ -5,6 +5,10 @@ stop words. The expected texts are the harness's own output (tests/data/parity, 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,68 @@ def test_instruction_tokens_are_cut_as_bigcode_cuts_them() -> None:
         got = [task.postprocess_generation(doc["instruction"] + doc["context"] + c, int(index)) for c in continuations]
         assert got == INSTRUCT["postprocessed"][index]
         assert not any("<|" in text for text in got)
+
+
+# What a server gives for instruct-humaneval's two rows, four samples each, ignoring the stop strings it is sent.
+# Row 0: four right functions, the second followed by the `<|end|>` an instruction model writes; row 1: three
+# right, one wrong. As in the harness the solutions are cut at `<|end|>`: 7 of 8 pass (0.875); kept, it is a
+# syntax error (0.75).
+CANNED = {
+    "has_close_elements": [
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n",
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])<|end|>\nDone.",
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[:i])\n",
+        "    return any(abs(numbers[i] - numbers[j]) < threshold for i in range(len(numbers)) for j in range(i))\n",
+    ],
+    "truncate_number": ["    return number % 1.0\n", "    return number - int(number)\n", "    return 0.0\n",
+                        "    return number % 1\n"],
+}
+
+
+@contextmanager
+def canned_server() -> Iterator[tuple[str, list[dict]]]:
+    """An OpenAI-compatible completions endpoint that answers CANNED by the function the prompt names."""
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+            seen.append(body)
+            texts = next(t for name, t in CANNED.items() if f"def {name}" in body["prompt"])
+            choices = [{"text": text, "index": i, "finish_reason": "stop", "logprobs": None}
+                       for i, text in enumerate(texts[: body.get("n", 1)])]
+            payload = json.dumps({"id": "c", "object": "text_completion", "created": 0, "model": body["model"],
+                                  "choices": choices,
+                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_instruction_tokens_end_generation_end_to_end(pytester: pytest.Pytester) -> None:
+    with canned_server() as (url, seen):
+        result = pytester.runpytest_subprocess(
+            "--codeeval-model=openai:m", f"--codeeval-base-url={url}", "--codeeval-tasks=instruct-humaneval",
+            f"--codeeval-dataset=instruct-humaneval={DATA / 'instructhumaneval' / 'test.jsonl'}",
+            f"--codeeval-instruction-tokens={TOKENS}", "--codeeval-n-samples=4", "--codeeval-k=1",
+            "--codeeval-cache-dir=cache", "--codeeval-report=r.json")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    # the server is sent the first four stop strings (OpenAI's limit): the task's three, then the user token
+    assert all(body["stop"] == ["if __name__", "\nprint", "\nclass", "<|user|>"] for body in seen)
+    task = report(pytester.path / "r.json")["tasks"]["instruct-humaneval"]
+    assert task["metrics"]["pass@1"] == pytest.approx(0.875)
+    assert not any("<|end|>" in s["solution"] for p in task["problems"].values() for s in p["samples"])
