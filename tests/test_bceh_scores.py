@@ -84,10 +84,14 @@ def test_spider_bleu_is_smoothed_as_bigcodes(pytester: pytest.Pytester) -> None:
     from pytest_codeeval.metrics.bleu import nmt_bleu
 
     rows = _rows("spider/validation.jsonl")
-    _generations(pytester, "spider", [str(i) for i in range(len(rows))], [[SPIDER_ANSWER]] * len(rows))
+    queries = [r["query"] for r in rows]
+    # a second sample per row, the gold query: the harness reads the first alone
+    _generations(pytester, "spider", [str(i) for i in range(len(rows))], [[SPIDER_ANSWER, q] for q in queries])
     metrics = _metrics(pytester, "spider", "spider/validation.jsonl")
     assert metrics["nmt_bleu[smooth]"] == pytest.approx(BCEH_SPIDER, abs=1e-12)
-    assert nmt_bleu([SPIDER_ANSWER] * len(rows), [r["query"] for r in rows]) == 0.0  # the unsmoothed score it had
+    assert nmt_bleu([SPIDER_ANSWER] * len(rows), queries) == 0.0  # the unsmoothed score it had
+    every = nmt_bleu([s for q in queries for s in (SPIDER_ANSWER, q)], [q for q in queries for _ in range(2)], smooth=True)
+    assert metrics["nmt_bleu[smooth]/all-samples"] == pytest.approx(every) and every > 0.5
 
 
 def test_first_sample_is_an_aggregation_yaml_tasks_may_name(pytester: pytest.Pytester) -> None:

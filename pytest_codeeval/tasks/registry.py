@@ -23,7 +23,7 @@ class TaskEntry:
     metrics: tuple[str, ...] = ("pass@k",)
     size: int | None = None
     description: str = ""
-    aggregations: tuple[tuple[str, Any], ...] = ()  # (metric, "mean" | "median" | function) for per-sample scores
+    aggregations: tuple[tuple[str, Any], ...] = ()  # (metric, "mean" | "median" | "first-sample" | function)
     dataset: str = ""  # the hub dataset (id, and config after a colon), for --codeeval-list-tasks
 
 
