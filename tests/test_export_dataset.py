@@ -36,6 +36,7 @@ def test_export_writes_the_rows_and_runs_nothing(pytester: pytest.Pytester, work
     result.stdout.fnmatch_lines(["codeeval: wrote 3 rows of humaneval to out/he.jsonl",
                                  "codeeval: wrote 3 rows of multiple-lua to lua.jsonl"])
     assert not (pytester.path / "r.json").exists() and "passed" not in result.stdout.str()  # nothing ran
+    assert result.stdout.str().count("codeeval: wrote") == 2  # once, by the controller: no worker started
     registry = builtin_registry()
     for task, path in (("humaneval", "out/he.jsonl"), ("multiple-lua", "lua.jsonl")):
         rows = _lines(pytester.path / path)
