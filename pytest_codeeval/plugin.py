@@ -31,6 +31,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-mbppplus-mbpp-tests", action="store_true", default=None,
         help="mbppplus: run MBPP's original tests instead of MBPP+'s (bigcode's MBPPPLUS_USE_MBPP_TESTS=1)")
     add("--codeeval-list-tasks", action="store_true", default=False, help="list every known task and exit")
+    add("--codeeval-export-dataset", action="append", metavar="TASK=PATH",
+        help="write the rows TASK would run (after --codeeval-limit) to PATH as JSONL in its hub schema, and exit "
+             "without running anything; --codeeval-dataset=TASK=PATH reads them back (repeatable)")
     add("--codeeval-prompt", metavar="FORMAT",
         help="prompt format of the tasks that take one, as BCEH's --prompt (HumanEvalPack: instruct, octocoder, ...)")
     add("--codeeval-load-data-path", metavar="PATH",
@@ -131,6 +134,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         from pytest_codeeval.pytest_plugin.listing import list_tasks
 
         return list_tasks(config, read_settings(config))
+    if config.getoption("codeeval_export_dataset"):  # before any session: xdist starts no workers
+        from pytest_codeeval.pytest_plugin.export import export_datasets
+
+        return export_datasets(config, read_settings(config))
     return None
 
 

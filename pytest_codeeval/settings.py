@@ -59,6 +59,8 @@ class Settings:
     list_tasks: bool
     # BCEH's task parameters (--prompt, --load_data_path, MBPP+'s tests), given to the tasks that take them
     task_options: dict[str, Any] = field(default_factory=dict)
+    # (task, JSONL file to write its rows to): --codeeval-export-dataset, which runs nothing
+    export: tuple[tuple[str, Path], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -127,6 +129,21 @@ def _datasets(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
             raise CodeevalError(f"{option}={spec!r}: expected TASK=PATH, e.g. mbpp=data/mbpp-test.jsonl")
         pairs[name.strip()] = base / Path(path.strip()).expanduser()
     return tuple(pairs.items())
+
+
+def _exports(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
+    """`TASK=PATH` pairs of --codeeval-export-dataset, each path checked writable now."""
+    pairs = []
+    for spec in config.getoption("codeeval_export_dataset") or ():
+        name, sep, path = (part.strip() for part in spec.partition("="))
+        if not sep or not name or not path:
+            raise CodeevalError(
+                f"--codeeval-export-dataset={spec!r}: expected TASK=PATH, e.g. humaneval=humaneval.jsonl"
+            )
+        target = _output(path, f"--codeeval-export-dataset={name}")
+        assert target is not None  # a non-empty path
+        pairs.append((name, target))
+    return tuple(pairs)
 
 
 def _server_options(opt: Any) -> ServerOptions:
@@ -238,7 +255,9 @@ def read_settings(config: pytest.Config) -> Settings:
         server=server,
         list_tasks=opt("codeeval_list_tasks"),
         task_options={"mbppplus_mbpp_tests": _mbpp_tests(config) or None, "prompt": opt("codeeval_prompt"),
-                      "load_data_path": _path(opt("codeeval_load_data_path"))},
+                      "load_data_path": _path(opt("codeeval_load_data_path")),
+                      "instruction_tokens": instruction_tokens},
+        export=_exports(config),
     )
     if not 0 < settings.alpha < 1:
         raise CodeevalError(
@@ -248,7 +267,7 @@ def read_settings(config: pytest.Config) -> Settings:
         raise CodeevalError(
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
         )
-    if not settings.active and (settings.tasks or settings.report) and not settings.list_tasks:
+    if not settings.active and (settings.tasks or settings.report) and not (settings.list_tasks or settings.export):
         raise CodeevalError(
             "codeeval options were given without a source of completions: add --codeeval-model=NAME "
             "(e.g. reference) or --codeeval-load-generations=PATH"
