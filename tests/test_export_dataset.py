@@ -87,3 +87,21 @@ def test_bad_exports_are_one_line(pytester: pytest.Pytester, spec: str, message:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
     assert "Traceback" not in result.stderr.str() and not (pytester.path / "p.jsonl").exists()
+
+
+@pytest.mark.parametrize(("task", "builder"), [("multiple-jl", "humaneval-jl"), ("multiple-mbpp-dart", "mbpp-dart")])
+def test_rows_of_a_language_without_its_toolchain_are_exported_as_the_builder_makes_them(
+    pytester: pytest.Pytester, task: str, builder: str
+) -> None:
+    """Julia and Dart are not installed here: their items would be skipped, but their rows are still written (to
+    inspect, or to carry to a machine that has the toolchain), and they are MultiPL-E's builder's rows."""
+    import gzip
+
+    result = pytester.runpytest_subprocess(f"--codeeval-export-dataset={task}=rows.jsonl")
+    assert result.ret == 0, result.stderr.str()
+    with gzip.open(Path(__file__).parent / "data" / "multiple" / "builder" / f"{builder}.jsonl.gz", "rt") as fh:
+        expected = [json.loads(line) for line in fh]
+    fields = ("name", "prompt", "tests", "stop_tokens")
+    assert [{f: r[f] for f in fields} for r in _lines(pytester.path / "rows.jsonl")] == [
+        {f: r[f] for f in fields} for r in expected
+    ]
