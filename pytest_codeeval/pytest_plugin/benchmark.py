@@ -17,7 +17,7 @@ from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, make_source
 from pytest_codeeval.tasks import TaskRegistry
-from pytest_codeeval.tasks.base import Problem, Task
+from pytest_codeeval.tasks.base import Doc, Problem, Task
 
 
 class Benchmark:
@@ -106,6 +106,10 @@ class Benchmark:
             if problem.id == key.problem:
                 return problem
         raise CodeevalError(f"no problem {key.problem!r} in task {key.task!r}")
+
+    def problem_doc(self, task: str, problem_id: str) -> Doc:
+        """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
+        return self.problem(SampleKey(task, problem_id, 0)).doc
 
     def show_full_failures(self) -> bool:
         return self.config.option.verbose > 0 or (len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3)

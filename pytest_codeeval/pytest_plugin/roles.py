@@ -270,7 +270,8 @@ class Aggregating(Role):
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
         benchmark = self.benchmark
-        facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info())
+        facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info(),
+                         benchmark.source.prior_verdicts())
         self.outcome = finish(
             self.results, facts, lambda task: benchmark.registry.entry(task), self.baseline,
             seconds=time.time() - self.started, loop_ended=loop_ended, collect_only=self.config.option.collectonly,
@@ -295,7 +296,8 @@ class Aggregating(Role):
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
         session.exitstatus = self._exit_status(outcome, session)
-        write_reports(outcome, session.exitstatus)  # after the exit status is decided: the report records it
+        doc_of = self.benchmark.problem_doc
+        write_reports(outcome, session.exitstatus, doc_of)  # after the exit status is decided: the report records it
         session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
 
     def _exit_status(self, outcome: RunOutcome, session: pytest.Session) -> int:

@@ -82,6 +82,20 @@ def run_line(counts: Mapping[str, int], seconds: float, source: str, sandbox: st
     return f"{total} samples ({parts}){programs} in {seconds:.1f}s; completions: {source}{where}"
 
 
+def _file_verdict_lines(outcome: RunOutcome, shown: int = 10) -> list[Line]:
+    """How many verdicts differ from the ones the generations file carries, and the first few of them."""
+    if not outcome.facts.prior_verdicts:
+        return []
+    found = outcome.disagreements
+    lines: list[Line] = [(f"codeeval: verdicts: {outcome.compared} compared with the generations file's, "
+                          f"{len(found)} differ", "yellow" if found else None)]
+    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file, {d.status} here ({d.detail})", None)
+              for d in found[:shown]]
+    if len(found) > shown:
+        lines.append((f"  and {len(found) - shown} more (the JSON report lists them all)", None))
+    return lines
+
+
 def summary_lines(outcome: RunOutcome) -> list[Line]:
     """The codeeval summary below pytest's own: the table, what it leaves out and why, generation, gates, problems."""
     s = outcome.facts.settings
@@ -118,6 +132,7 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
                else f", model loads: {generation['model_loads']}"), None,
         ))
         lines += [(f"codeeval: {warning}", "yellow") for warning in generation.get("warnings") or ()]
+    lines += _file_verdict_lines(outcome)
     lines += [(line, None) for line in (outcome.gates.lines() if outcome.gates else [])]
     if stopped:
         lines.append((stopped, "yellow"))
