@@ -88,7 +88,7 @@ def test_multipl_e_results_files_are_read_with_their_verdicts(pytester: pytest.P
     results = {k: v for k, v in saved.items() if k != "completions"}
     results["results"] = [
         {"program": saved["prompt"] + c + "\n" + saved["tests"], "status": status}
-        for c, status in zip(saved["completions"], ("OK", "OK"))  # the wrong one passed there: a disagreement
+        for c, status in zip(saved["completions"], ("OK", "OK"), strict=True)  # the wrong one passed there: a disagreement
     ]
     with gzip.open(pytester.path / "out" / PY_TASK / f"{PY_NAME}.results.json.gz", "wt") as fh:
         json.dump(results, fh)

@@ -127,7 +127,9 @@ def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
     if solution is not None and not isinstance(solution, str):
         raise CodeevalError(f"{where}: 'solution' is {type(solution).__name__}, not a string; {fix}")
     if solution is None and not isinstance(completion, str):
-        raise CodeevalError(f"{where}: 'completion' is missing or not a string (nor is there evalplus's 'solution'); {fix}")
+        raise CodeevalError(
+            f"{where}: 'completion' is missing or not a string (nor is there evalplus's 'solution'); {fix}"
+        )
     if passed is not None and not isinstance(passed, bool):
         raise CodeevalError(f"{where}: 'passed' is {type(passed).__name__}, not true or false; {fix}")
     if solution is not None:
