@@ -99,6 +99,9 @@ def _generate_missing(
 ) -> None:
     from tqdm.auto import tqdm
 
+    from pytest_codeeval.generation.progress import ProgressLines
+
+    lines = ProgressLines(len(missing)) if ProgressLines.wanted() else None
     loading = time.perf_counter()
     backend = start()
     stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
@@ -117,6 +120,8 @@ def _generate_missing(
                     stats.generated += 1
                     stats.tokens += completion.tokens
                     bar.update(1)
+                    if lines is not None:
+                        lines.update(completion.tokens)
     finally:
         stats.seconds = round(time.perf_counter() - started, 3)
         stats.model_loads += backend.loads
