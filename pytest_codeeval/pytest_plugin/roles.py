@@ -13,6 +13,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -299,6 +300,16 @@ class Aggregating(Role):
         doc_of = self.benchmark.problem_doc
         write_reports(outcome, session.exitstatus, doc_of)  # after the exit status is decided: the report records it
         session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self) -> None:
+        """pytest wrote its JUnit XML at session finish: now it is made to agree with the exit status."""
+        xmlpath = getattr(self.config.option, "xmlpath", None)
+        if xmlpath and self.outcome is not None and Path(xmlpath).exists():
+            from pytest_codeeval.reporting.junit import reconcile
+
+            reconcile(Path(xmlpath), self.outcome)
+        super().pytest_unconfigure()
 
     def _exit_status(self, outcome: RunOutcome, session: pytest.Session) -> int:
         return _exit_code(outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran))
