@@ -107,6 +107,21 @@ class Benchmark:
                 return problem
         raise CodeevalError(f"no problem {key.problem!r} in task {key.task!r}")
 
+    def why_missing(self, nodeid: str) -> str:
+        """Why a node id named on the command line matched no item: what this run has instead."""
+        parts = nodeid.split("::")
+        task = parts[1] if len(parts) > 1 else ""
+        if task not in self.task_names():
+            return f"no task {task!r} in this run" if task else "no such task, problem or sample in this run"
+        problem = next((p for p in self.problems(task) if len(parts) > 2 and p.id == parts[2]), None)
+        if problem is None:
+            return f"task {task!r} has no problem {parts[2]!r} in this run" if len(parts) > 2 else "not selected"
+        n = len(self.source.sample_indices(self.task(task), problem))
+        file = isinstance(self.source, FileSource)
+        where = f"the generations file {self.settings.load_generations}" if file else "this run"
+        which = f": sample0 to sample{n - 1}" if n > 1 else ""
+        return f"{where} has {n} sample{'s' if n != 1 else ''} of {problem.id}{which}"
+
     def problem_doc(self, task: str, problem_id: str) -> Doc:
         """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
         return self.problem(SampleKey(task, problem_id, 0)).doc

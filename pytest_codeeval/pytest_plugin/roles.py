@@ -86,7 +86,8 @@ class Role:
         if not executes:  # match tasks only: no sandbox to start or describe, no pass@k
             return header_lines(self.settings, None, self.baseline)
         pool = self.benchmark.pool
-        return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline)
+        verbose = config.option.verbose > 0
+        return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline, verbose)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self) -> None:
@@ -168,7 +169,7 @@ class Collecting(Role):
         ids = {item.nodeid for item in items}
         for wanted in self.benchmark.explicit_ids:
             if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
-                raise CodeevalError(f"not found: {wanted} (no such task, problem or sample in this run)")
+                raise CodeevalError(f"not found: {wanted} ({self.benchmark.why_missing(wanted)})")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._session = session
