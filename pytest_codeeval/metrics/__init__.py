@@ -14,6 +14,7 @@ all-samples value is reported beside it, as `NAME/all-samples`."""
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
@@ -176,8 +177,10 @@ def check_metric(name: str, own: Collection[str], where: str) -> None:
     if is_known(name, own):
         return
     known = sorted({*TASK_METRICS, *SAMPLE_SCORERS, "bleu", "bleu[TOKENIZER]", "nmt_bleu", "nmt_bleu[smooth]"})
+    close = difflib.get_close_matches(name, [*known, *own], n=1)
     raise CodeevalError(
-        f"{where}: unknown metric {name!r}; known metrics: {', '.join(known)}, or a user function "
+        f"{where}: unknown metric {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        + f"; known metrics: {', '.join(known)}, or a user function "
         "(Task.scorers, YAML !function module.fn)"
     )
 
