@@ -225,3 +225,9 @@ def docstring_comment(description: str, marker: str) -> str:
     left out, HumanEval's four-space indentation removed (deeper indentation kept), each line after `marker`."""
     lines = [line.removeprefix("    ") for line in description.strip().split("\n") if line.strip()]
     return "".join(f"{marker}{line}\n" for line in lines)
+
+
+def describe(description: str, marker: str, first: str | None = None) -> str:
+    """A description as MultiPL-E's translators write it in a comment: each line's leading white space (blank
+    lines with it) replaced by `marker`, the first line started by `first` (by `marker` when not given)."""
+    return (marker if first is None else first) + re.sub(r"\n\s*", "\n" + marker, description.strip())
