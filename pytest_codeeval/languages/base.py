@@ -178,11 +178,6 @@ class Language(Runner):
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
         raise NotImplementedError
 
-    def placed(self, name: str, prompt: str) -> str:
-        """The prompt as MultiPL-E publishes it for the problem called `name` (MultiPL-E's D prompts also depend
-        on the problems its translator handled before)."""
-        return prompt
-
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         raise NotImplementedError
 
@@ -207,6 +202,12 @@ class Language(Runner):
     def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
         return "{" + ", ".join(f"{k}{self.dict_arrow}{v}" for k, v in zip(keys, values, strict=True)) + "}"
 
+    def gen_set(self, items: list[Any]) -> Any:
+        """A set: most of MultiPL-E's translators have none, and leave the problem out."""
+        from pytest_codeeval.languages.translate import Untranslatable
+
+        raise Untranslatable(f"{self.title}'s translation writes no sets")
+
     def gen_call(self, func: Any, args: list[Any]) -> Any:
         return f"{func}(" + ", ".join(args) + ")"
 
@@ -220,11 +221,10 @@ def py_repr_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def docstring_comment(description: str, marker: str) -> str:
-    """The docstring as line comments the way MultiPL-E's Lua, R and Racket prompts are published: blank lines
-    left out, HumanEval's four-space indentation removed (deeper indentation kept), each line after `marker`."""
-    lines = [line.removeprefix("    ") for line in description.strip().split("\n") if line.strip()]
-    return "".join(f"{marker}{line}\n" for line in lines)
+def line_comments(description: str, marker: str) -> str:
+    """The description as line comments, each line after `marker` (MultiPL-E's Lua, R, Racket, Ruby prompts);
+    nothing for an empty description."""
+    return marker + description.strip().replace("\n", "\n" + marker) + "\n" if description else ""
 
 
 def describe(description: str, marker: str, first: str | None = None) -> str:

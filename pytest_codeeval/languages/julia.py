@@ -98,11 +98,7 @@ class Julia(Language):
         if isinstance(value, bool):
             return str(value).lower()
         if isinstance(value, str):
-            if '"' in value:
-                from pytest_codeeval.languages.translate import Untranslatable
-
-                raise Untranslatable("a string with a double quote (MultiPL-E's Julia translation leaves it out)")
-            return f'"{value}"'
+            return '"' + value.replace('"', '\\"').replace("$", "\\$") + '"'  # only these escaped, as MultiPL-E
         if value is None:
             return "nothing"
         return repr(value)
@@ -117,7 +113,7 @@ class Julia(Language):
         if func == "candidate":
             self.candidate_result = True
             parameters = self.signature[0]
-            args = [_typed_empty(a, parameters[i]) if i < len(parameters) else a for i, a in enumerate(args)]
+            args = [_typed_empty(a, parameters[i]) for i, a in enumerate(args)]  # more arguments: left out
         return func + "(" + ", ".join(args) + ")"
 
 

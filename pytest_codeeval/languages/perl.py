@@ -61,9 +61,11 @@ class Perl(Language):
     def deep_equality(self, left: str, right: str) -> str:
         return f"        if(eq_deeply({left},{right})) " + '{\n        print "ok!" }else{\n        exit 1;\n        }'
 
-    def gen_literal(self, value: Any) -> str:
+    def gen_literal(self, value: Any) -> Any:
         if value is True:
-            return "1"
+            # a number, not text: MultiPL-E's Perl translation then fails (and leaves out) a problem with True among
+            # a list's items or a call's arguments, which it joins as text; a tuple's items are converted first
+            return 1
         if value is False:
             return '""'
         if isinstance(value, str):
@@ -71,6 +73,9 @@ class Perl(Language):
         if value is None:
             return "undef"
         return repr(value)
+
+    def gen_tuple(self, items: list[Any]) -> str:
+        return "[" + ", ".join(str(item) for item in items) + "]"
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return ("$candidate->" if func == "candidate" else func) + "(" + ", ".join(args) + ")"

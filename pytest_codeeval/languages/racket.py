@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import MARK, Language, docstring_comment
+from pytest_codeeval.languages.base import MARK, Language, line_comments
 from pytest_codeeval.sandbox.api import ExecResult
 
 # rackunit's report of one check: "FAILURE" (the check's values differ) or "ERROR" (it raised), then its fields
@@ -55,7 +55,7 @@ class Racket(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = docstring_comment(description, ";; ")
+        described = line_comments(description, ";; ")
         return f"#lang racket\n\n{described}(define ({name} {' '.join(a.arg for a in args)})\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:

@@ -52,7 +52,7 @@ class Ruby(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:
-        return "# " + re.sub(r"\n(\s+)", "\n# ", description.strip()) + "\n"
+        return "# " + re.sub(r"\n\s*", "\n# ", description.strip()) + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         return f"{self.describe(description)}def {name}({', '.join(a.arg for a in args).lower()})\n"

@@ -49,7 +49,7 @@ class ModelSource(SolutionSource):
         requests = []
         for key in keys:
             task, problem = task_of(key.task), problem_of(key)
-            prompt, stops = task.get_prompt(problem.doc), tuple(task.stop_words)
+            prompt, stops = task.get_prompt(problem.doc), tuple(task.stop_words_for(problem.doc))
             overrides = task.generation_settings(self.settings.generation)
             own = None if overrides == self.settings.generation else overrides
             answer_start, suffix = task.answer_start(problem.doc), task.get_suffix(problem.doc)
