@@ -8,14 +8,12 @@ Optional inside a container), where the typed value is written instead."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
-from pytest_codeeval.languages.coerced import CoercedLanguage
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import parts
+from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "Int", "float": "Float", "bool": "Bool", "str": "String"}
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
 
@@ -26,7 +24,7 @@ def camel_case(name: str) -> str:
     return name[0].lower() + joined[1:]
 
 
-class Haskell(CoercedLanguage):
+class Haskell(Coerced):
     name = "hs"
     title = "Haskell"
     aliases = ("haskell",)
@@ -35,14 +33,14 @@ class Haskell(CoercedLanguage):
     tools = ("ghc",)
     package = "ghc"
     terms = ("list", "list", "tuple", "association list", "Nothing", "True", "False")
-    comment = "--"
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "Int", "float": "Float", "bool": "Bool", "str": "String"},
+        **{"None": "Nothing"},
+    }
+    dict_names = frozenset(scalars)
     list_separator = ","
     nothing = "Nothing"
     some = "Just ({})"
-    nested_floats = False  # a Haskell literal 1 is a Float where one goes
-
-    def boolean(self, value: bool) -> str:
-        return str(value)
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         # linked against GHC's shared libraries: the same program, without statically linking the runtime and base
@@ -74,24 +72,33 @@ class Haskell(CoercedLanguage):
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "-- | " + re.sub(r"\n\s*", "\n-- | ", description.strip()) + "\n"
         function = camel_case(name)
-        types = " -> ".join(self.type_name(t) for t in [*(a.annotation for a in args), returns])
-        return f"{described}{function} :: {types}\n{function} {' '.join(a.arg for a in args)} ="
+        types = " -> ".join(self.type_name(t) for t in [*self.arg_types, returns])
+        declared = f"{function} {' '.join(a.arg for a in args)} ="
+        return f"{describe(description, '--  ', '-- | ')}\n{function} :: {types}\n{declared}"
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"[{self.type_name(inner[0])}]"
-        if kind == "Tuple" and Ellipsis not in [getattr(i, "value", None) for i in inner]:
-            return "(" + ", ".join(self.type_name(i) for i in inner) + ")"
-        if kind == "Dict":
-            return f"[({self.type_name(inner[0])}, {self.type_name(inner[1])})]"
-        if kind == "Optional":
-            return f"Maybe {self.type_name(inner[0])}"
-        raise Untranslatable(f"no Haskell type for {kind}")
+    def list_type(self, item: str) -> str:
+        return f"[{item}]"
+
+    def tuple_type(self, items: list[str]) -> str:
+        return "(" + ", ".join(items) + ")"
+
+    def dict_type(self, key: str, value: str) -> str:
+        return f"[({key}, {value})]"
+
+    def optional_type(self, item: str) -> str:
+        return f"Maybe {item}"
+
+    def gen_literal(self, value: Any) -> str:
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str):
+            return f'"{value}"'
+        if isinstance(value, int):
+            return f"({value})" if value < 0 else repr(value)
+        if isinstance(value, float):
+            return repr(value)
+        return "Nothing"
 
     def gen_var(self, name: str) -> Any:
         return camel_case(name)
@@ -104,12 +111,6 @@ class Haskell(CoercedLanguage):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f'  if {left} == {right} then pure () else error "assertion failed"'
-
-    def float_list(self, value: list[Any], annotation: Any) -> str:
-        """MultiPL-E's Haskell coerces a float list's text as one item: ".0" after the last item of a list written
-        without a point ([1,2,3.0]); not after an empty list or a negative item, where that would not compile."""
-        text = self.plain(value)
-        return text[:-1] + ".0]" if value and "." not in text and not text.endswith(")]") else text
 
 
 LANGUAGE = Haskell

@@ -248,7 +248,9 @@ def rows(language: Language, source: str) -> list[dict[str, Any]]:
     """Every row of MultiPL-E's `<source>-<lang>` config (its hub schema) that the originals give, in order."""
     translator = type(language)()  # a fresh translator: what one remembers between problems starts empty
     out = []
-    for original in originals(source):
+    # in the builder's order, by file name (HumanEval_10 before HumanEval_2): what a translator remembers between
+    # problems (D's imports) follows it; the rows are then ordered by problem number
+    for original in sorted(originals(source), key=lambda original: original.name):
         try:
             prompt, tests = translate_original(translator, original)
         except Exception:  # noqa: BLE001 -- whatever fails in a problem's translation leaves it out, as MultiPL-E does
@@ -265,4 +267,4 @@ def rows(language: Language, source: str) -> list[dict[str, Any]]:
                 "stop_tokens": list(language.stop),
             }
         )
-    return out
+    return sorted(out, key=lambda row: int(row["name"].split("_")[1]))
