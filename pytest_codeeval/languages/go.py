@@ -118,7 +118,9 @@ class Go(TypedLanguage):
     def gen_dict(self, keys: list[str], values: list[str]) -> str:
         if not keys:
             return _EMPTY_DICT
-        pairs = ", ".join(f"{_patched(self, k, None)}: {_patched(self, v, None)}" for k, v in zip(keys, values))
+        pairs = ", ".join(
+            f"{_patched(self, k, None)}: {_patched(self, v, None)}" for k, v in zip(keys, values, strict=True)
+        )
         return f"map[{_element_type(keys)}]{_element_type(values)}" + "{" + pairs + "}"
 
     def gen_call(self, func: str, args: list[str]) -> str:
