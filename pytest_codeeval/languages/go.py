@@ -1,4 +1,5 @@
-"""Go: MultiPL-E's `go_test.go` (a test file of package `<name>_test`, built with `go test -c` and run)."""
+"""Go: MultiPL-E's `go_test.go` (a test file of package `<name>_test`, built with `go test -c` and run). The
+prompt's function is closed by the completion (the stop tokens come after it), the tests follow it."""
 
 from __future__ import annotations
 

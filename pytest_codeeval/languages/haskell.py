@@ -1,9 +1,7 @@
 """Haskell: MultiPL-E's `hs`. MultiPL-E runs `runghc`; here the program is compiled by `ghc` (no optimisation,
 as the interpreter) and the binary runs, so the type check and code generation count as the compiler's time
 and the sample's CPU limit is its own. The tests are `if x == y then pure () else error "assertion failed"` lines
-of `main`; values are written as MultiPL-E writes them (its literals coerced to the signature's types), except
-where its coercion would not compile (a negative int or an empty list where a float list is expected, an
-Optional inside a container), where the typed value is written instead."""
+of `main`; values are written as MultiPL-E writes them, its coercion's quirks included (coerced.py)."""
 
 from __future__ import annotations
 

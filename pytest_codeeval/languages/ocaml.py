@@ -1,7 +1,7 @@
 """OCaml: MultiPL-E's `ml`, run as MultiPL-E runs it, by the `ocaml` toplevel (the file type-checked and run
 phrase by phrase). The tests are `assert` lines of a `let assertions = ...` phrase. Values are written as
-MultiPL-E writes them (its literals coerced to the signature's types) except where its text does not parse or
-type-check: MultiPL-E writes a negative int as `(~1)`, which OCaml's parser rejects; here `(-1)`."""
+MultiPL-E writes them, its quirks included (coerced.py): a negative int is `(~1)`, which OCaml's parser rejects,
+as in MultiPL-E's own rows."""
 
 from __future__ import annotations
 
