@@ -73,4 +73,4 @@ def test_a_difference_is_reported_with_its_row_and_place() -> None:
     assert len(found) == 1
     assert found[0].startswith(f"{theirs[0]['name']} tests at character ")
     assert "assertEqual(" in found[0] and "assertEquals(" in found[0]
-    assert differences(ours[:1], theirs) == [f"only in the builder's: {theirs[1]['name']}"]
+    assert differences(theirs[:1], theirs) == [f"only in the builder's: {theirs[1]['name']}"]
