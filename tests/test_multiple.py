@@ -22,10 +22,10 @@ COMPLETIONS = json.loads((DATA / "completions.json").read_text())
 
 
 def _markers_off(prompt: str) -> str:
-    """The prompt's text without comment markers (OCaml's doc comment continues its lines with " * ") and without
-    whitespace: the earlier build kept the docstring's indentation and blank lines, which MultiPL-E's clean-up now
-    removes."""
-    return "".join(re.sub(r"(?m)^[ \t]*(#|///|//|\*) ?", "", prompt).split())
+    """The prompt's text without comment markers (OCaml's doc comment continues its lines with " * "; the earlier
+    build started every Haskell line with "-- |", the builder now its first only) and without whitespace: the
+    earlier build kept the docstring's indentation and blank lines, which MultiPL-E's clean-up now removes."""
+    return "".join(re.sub(r"(?m)^[ \t]*(#|///|//|\*|-- \||--) ?", "", prompt).split())
 
 
 @pytest.mark.parametrize("row", PUBLISHED, ids=lambda r: f"{r['language']}-{r['name']}")
