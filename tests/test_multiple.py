@@ -190,7 +190,9 @@ def test_hub_rows_are_read_at_bigcode_evaluation_harness_pinned_revision(monkeyp
     ]
 
 
-def test_generation_stops_at_the_rows_own_stop_tokens(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generation_stops_at_the_rows_own_stop_tokens(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A row's stop_tokens (here a local file's, as the hub's would be) are what the model is asked to stop at and
     what the generation is cut at, not the language's list."""
     from pytest_codeeval.generation import engine

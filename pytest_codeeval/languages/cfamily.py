@@ -6,9 +6,9 @@ expected type put around it. The coercion is MultiPL-E's to the letter, quirks i
 written as an int stays an int; a C++ `std::vector<float>` of ints is cast item by item), so that the rows are
 the ones its builder makes.
 
-Each language gives its names (`scalars`, `int_suffix`, `float_suffix`, the constructors) and the hooks that
-spell its containers' types (typed.py) and values (`make_list`, `array_literal`, `make_tuple`, `optional_value`,
-`map_literal`, `make_map`, `cast`, `coerced_prefix`)."""
+Each language gives its names (`scalars`, `int_suffix`, `float_suffix`, the constructors), its containers' types
+(typed.py) and values as formats, and where that is not enough the hooks (`make_list`, `optional_value`, `cast`,
+`coerced_prefix`, `primitive_cast`, `wants_optional`)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,15 @@ class CFamily(TypedLanguage):
     tuple_maker: ClassVar[str] = ""  # the call that makes a tuple; a text starting with it is never coerced
     renamed: ClassVar[dict[str, str]] = {"operator": "op", "strlen": "string_length"}  # names the language takes
     comment_indent: ClassVar[str] = ""
+    # values: a list ({element} its element type, {literal} its items between `brackets`, or `empty_literal`), an
+    # optional ({element}, {text}), a dictionary ({kind} its type, {literal} its `pair_format`s between `map_brackets`)
+    list_value: ClassVar[str] = ""
+    empty_literal: ClassVar[str] = ""
+    brackets: ClassVar[str] = "{}"
+    optional_value_format: ClassVar[str] = ""
+    pair_format: ClassVar[str] = "{{{key}, {value}}}"
+    map_brackets: ClassVar[str] = "{}"
+    map_value: ClassVar[str] = "{kind}({literal})"
 
     def __init__(self) -> None:
         self.union_decls: dict[str, dict[str, str]] = {}
@@ -161,22 +170,23 @@ class CFamily(TypedLanguage):
         return False
 
     def make_list(self, element: str, literal: str) -> str:
-        raise NotImplementedError
+        return self.list_value.format(element=self.contained(element), literal=literal or self.empty_literal)
 
     def array_literal(self, contents: str) -> str:
-        return "{" + contents + "}"
+        return self.brackets[:1] + contents + self.brackets[1:]
 
     def make_tuple(self, items: str) -> str:
         return f"{self.tuple_maker}({items})"
 
     def optional_value(self, element: str, text: str) -> str:
-        raise NotImplementedError
+        return self.optional_value_format.format(element=element, text=text)
 
     def map_literal(self, keys: list[str], values: list[str]) -> str:
-        return "{" + ", ".join("{" + f"{k}, {v}" + "}" for k, v in zip(keys, values, strict=True)) + "}"
+        pairs = ", ".join(self.pair_format.format(key=k, value=v) for k, v in zip(keys, values, strict=True))
+        return self.map_brackets[:1] + pairs + self.map_brackets[1:]
 
     def make_map(self, kind: str, literal: str) -> str:
-        return f"{kind}({literal})"
+        return self.map_value.format(kind=kind, literal=literal)
 
     def cast(self, text: str, element: Any) -> str:
         """A list's item, written at the list's element type."""

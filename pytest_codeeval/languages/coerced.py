@@ -32,6 +32,10 @@ class Coerced(TypedLanguage):
     items_separator: ClassVar[str] = ", "  # what a float list's text is split at to coerce its items
     pair_separator: ClassVar[str] = ", "  # between a dictionary's (key, value) pairs
     curried: ClassVar[bool] = True  # a call is `f a b`, not `f(a, b)`
+    booleans: ClassVar[tuple[str, str]] = ("false", "true")
+    string_format: ClassVar[str] = '"{}"'  # the characters as they are: MultiPL-E escapes nothing here
+    negative_format: ClassVar[str] = "-{}"  # a negative int, given its absolute value
+    none_literal: ClassVar[str | None] = "None"  # None, and any constant that is no bool, str or number
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         self.arg_types = [a.annotation for a in args]
@@ -39,6 +43,15 @@ class Coerced(TypedLanguage):
         return self.signature(name, args, returns, description)
 
     # -- values: text while walking, coerced at the top ------------------------------------------------------------
+    def gen_literal(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            return self.booleans[value]
+        if isinstance(value, str):
+            return self.string_format.format(value)
+        if isinstance(value, int) and value < 0:
+            return self.negative_format.format(-value)
+        return repr(value) if isinstance(value, (int, float)) else self.none_literal
+
     def gen_list(self, items: list[Any]) -> Any:
         return self.list_open + self.list_separator.join(items) + "]"
 

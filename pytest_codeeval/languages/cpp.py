@@ -34,6 +34,9 @@ class Cpp(CFamily):
     none_annotation = "std::nullopt"
     optional_name = "std::optional"
     tuple_maker = "std::make_tuple"
+    list_value, optional_value_format = "std::vector<{element}>({literal})", "std::optional<{element}>({text})"
+    list_format, optional_format = "std::vector<{}>", "std::optional<{}>"
+    dict_format, tuple_format = "std::map<{key},{value}>", ("std::tuple<", ", ", ">")
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         command = ["g++", source, "-o", "program", "-std=c++17"]
@@ -61,18 +64,6 @@ class Cpp(CFamily):
         head = f"{MULTIPLE_HEADERS}{unions}{self.described(description)}"
         return f"{head}{self.return_name} {self.entry}({formal}) " + "{\n"
 
-    def list_type(self, item: str) -> str:
-        return f"std::vector<{item}>"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "std::tuple<" + ", ".join(items) + ">"
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"std::map<{key},{value}>"
-
-    def optional_type(self, item: str) -> str:
-        return f"std::optional<{item}>"
-
     def union_type(self, items: list[str]) -> str:
         name = "Union_" + "_".join(items)
         for old, new in (("::", "_"), ("<", "_"), (">", "_")):
@@ -89,12 +80,6 @@ class Cpp(CFamily):
             f"    bool operator==({kind} f) {{\n        return {field} == f ;\n    }}" for kind, field in fields.items()
         )
         return f"union {name}{{\n{members}{built}    ~{name}() {{}}\n{equal}\n}};\n"
-
-    def make_list(self, element: str, literal: str) -> str:
-        return f"std::vector<{element}>({literal})"
-
-    def optional_value(self, element: str, text: str) -> str:
-        return f"std::optional<{element}>({text})"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["}", "int main() {", f"    auto candidate = {self.gen_var(entry_point)[0]};"]

@@ -52,6 +52,8 @@ class CSharp(ClassWrapped):
     }
     optional_name = "Nullable"
     tuple_maker = "Tuple.Create"
+    map_value = "new {kind}(){literal}"
+    list_format, dict_format, tuple_format = "List<{}>", "Dictionary<{key},{value}>", ("Tuple<", ", ", ">")
     main = "public static void Main(string[] args) {"
     assertion = "Debug.Assert"
     equals = "Equals"
@@ -100,15 +102,6 @@ class CSharp(ClassWrapped):
         name = pascal_case(func)
         return self.entry if name.lower() == "candidate" else name
 
-    def list_type(self, item: str) -> str:
-        return f"List<{item}>"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "Tuple<" + ", ".join(items) + ">"
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"Dictionary<{key},{value}>"
-
     def optional_type(self, item: str) -> str:
         return f"Nullable<{item}>" if item in self.primitives else item
 
@@ -117,9 +110,6 @@ class CSharp(ClassWrapped):
 
     def optional_value(self, element: str, text: str) -> str:
         return f"(Nullable<{element}>)null" if text == "null" else text
-
-    def make_map(self, kind: str, literal: str) -> str:
-        return f"new {kind}(){literal}"
 
     def coerced_prefix(self, text: str) -> str | None:
         if text == "null":

@@ -29,6 +29,9 @@ class D(TypedLanguage):
     terms = ("array", "array", "tuple", "associative array", "null", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {"int": "long", "float": "float", "bool": "bool", "str": "string"}
     dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "{}[]", "Nullable!({})"
+    # associative arrays cannot be empty literals: MultiPL-E wraps them in Nullable
+    dict_format, tuple_format = "Nullable!({value}[{key}])", ("Tuple!(", ", ", ")")
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["ldmd2", "-unittest", "-main", "-of=program", source]]
@@ -61,19 +64,13 @@ class D(TypedLanguage):
         imports = "\n".join(f"import {library};" for library in sorted(self.libraries))
         return f"{imports}\n/*\n{description}\n*/\n{self.return_type} {name}({typed}) \n"
 
-    def list_type(self, item: Any) -> str:
-        return f"{item}[]"
-
     def tuple_type(self, items: list[Any]) -> str:
         self.libraries.add("std.typecons")
-        return "Tuple!(" + ", ".join(items) + ")"
-
-    def dict_type(self, key: Any, value: Any) -> str:
-        return f"Nullable!({value}[{key}])"  # associative arrays cannot be empty literals: MultiPL-E wraps them
+        return super().tuple_type(items)
 
     def optional_type(self, item: Any) -> str:
         self.libraries.add("std.typecons")
-        return f"Nullable!({item})"
+        return super().optional_type(item)
 
     def odd_dict(self) -> None:
         return None  # MultiPL-E's D translator writes no type, which fails the problem unless it is a list's item

@@ -52,6 +52,7 @@ class Go(TypedLanguage):
     }
     dict_names = frozenset({"int", "str"})
     any_tuple = "[]interface{}"
+    list_format, dict_format = "[]{}", "map[{key}]{value}"
     # the build cache lives in the sample's private /tmp; no toolchain download, no cgo (no C compiler run)
     env: ClassVar[dict[str, str]] = {
         "GOCACHE": "/tmp/.gocache",
@@ -91,12 +92,6 @@ class Go(TypedLanguage):
         typed = ", ".join(f"{self.gen_var(a.arg)} {self.type_name(a.annotation)}" for a in args)
         header = f'package {name}_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n'
         return f"{header}{describe(description, '// ')}\nfunc {name}({typed}) {self.type_name(returns)} " + "{\n"
-
-    def list_type(self, item: str) -> str:
-        return "[]" + item
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"map[{key}]{value}"
 
     def gen_literal(self, value: Any) -> str:
         if isinstance(value, bool):

@@ -36,7 +36,10 @@ class Haskell(Coerced):
         **{"None": "Nothing"},
     }
     dict_names = frozenset(scalars)
+    list_format, optional_format = "[{}]", "Maybe {}"
+    dict_format, tuple_format = "[({key}, {value})]", ("(", ", ", ")")
     list_separator = ","
+    booleans, negative_format, none_literal = ("False", "True"), "(-{})", "Nothing"
     nothing = "Nothing"
     some = "Just ({})"
 
@@ -74,29 +77,6 @@ class Haskell(Coerced):
         types = " -> ".join(self.type_name(t) for t in [*self.arg_types, returns])
         declared = f"{function} {' '.join(a.arg for a in args)} ="
         return f"{describe(description, '--  ', '-- | ')}\n{function} :: {types}\n{declared}"
-
-    def list_type(self, item: str) -> str:
-        return f"[{item}]"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "(" + ", ".join(items) + ")"
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"[({key}, {value})]"
-
-    def optional_type(self, item: str) -> str:
-        return f"Maybe {item}"
-
-    def gen_literal(self, value: Any) -> str:
-        if isinstance(value, bool):
-            return str(value)
-        if isinstance(value, str):
-            return f'"{value}"'
-        if isinstance(value, int):
-            return f"({value})" if value < 0 else repr(value)
-        if isinstance(value, float):
-            return repr(value)
-        return "Nothing"
 
     def gen_var(self, name: str) -> Any:
         return camel_case(name)

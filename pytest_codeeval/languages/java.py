@@ -42,6 +42,11 @@ class Java(Jvm):
     none_annotation = "Optional.empty()"
     optional_name = "Optional"
     tuple_maker = "Pair.with"
+    list_value, empty_literal, brackets = "new ArrayList<{element}>(Arrays.asList{literal})", "()", "()"
+    optional_value_format = "Optional.of({text})"
+    pair_format, map_brackets, map_value = "{key}, {value}", "", "new {kind}(Map.of({literal}))"
+    list_format, optional_format = "ArrayList<{}>", "Optional<{}>"
+    dict_format, tuple_format = "HashMap<{key},{value}>", ("Pair<", ", ", ">")
     main = "public static void main(String[] args) {"
 
     def unavailable(self) -> str | None:
@@ -78,32 +83,8 @@ class Java(Jvm):
             f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
         )
 
-    def list_type(self, item: str) -> str:
-        return f"ArrayList<{_boxed(item)}>"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "Pair<" + ", ".join(map(_boxed, items)) + ">"
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"HashMap<{_boxed(key)},{_boxed(value)}>"
-
-    def optional_type(self, item: str) -> str:
-        return f"Optional<{_boxed(item)}>"
-
-    def make_list(self, element: str, literal: str) -> str:
-        return f"new ArrayList<{_boxed(element)}>(Arrays.asList{literal or '()'})"
-
-    def array_literal(self, contents: str) -> str:
-        return f"({contents})"
-
-    def optional_value(self, element: str, text: str) -> str:
-        return f"Optional.of({text})"
-
-    def map_literal(self, keys: list[str], values: list[str]) -> str:
-        return ", ".join(f"{k}, {v}" for k, v in zip(keys, values, strict=True))
-
-    def make_map(self, kind: str, literal: str) -> str:
-        return f"new {kind}(Map.of({literal}))"
+    def contained(self, item: str) -> str:
+        return _boxed(item)
 
     def wants_optional(self, expected: str, text: str) -> bool:
         return "Optional" in expected and "Optional.empty()" not in text

@@ -28,7 +28,11 @@ class OCaml(Coerced):
     terms = ("list", "list", "tuple", "association list", "None", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {"int": "int", "float": "float", "bool": "bool", "str": "string"}
     dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "{} list", "{} option"
+    dict_format, tuple_format = "({key}, {value}) list", (" ", " * ", "")  # MultiPL-E's leading space
     list_separator = items_separator = pair_separator = "; "
+    # MultiPL-E writes no text for None: the problem fails, or None shows as `None` or `Some(None)`
+    negative_format, none_literal = "(~{})", None
 
     def run_command(self, source: str) -> list[str]:
         return ["ocaml", source]
@@ -54,29 +58,6 @@ class OCaml(Coerced):
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         typed = " ".join(f"({a.arg} : {self.type_name(a.annotation)})" for a in args)
         return f"{describe(description, ' * ', '(**')}\n*)\nlet {name} {typed} : {self.type_name(returns)} ="
-
-    def list_type(self, item: str) -> str:
-        return f"{item} list"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return " " + " * ".join(items)  # MultiPL-E's leading space
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"({key}, {value}) list"
-
-    def optional_type(self, item: str) -> str:
-        return f"{item} option"
-
-    def gen_literal(self, value: Any) -> str | None:
-        if isinstance(value, bool):
-            return str(value).lower()
-        if isinstance(value, str):
-            return f'"{value}"'
-        if isinstance(value, int):
-            return f"(~{-value})" if value < 0 else repr(value)
-        if isinstance(value, float):
-            return repr(value)
-        return None  # MultiPL-E writes no text for None: it fails the problem, or shows as `None` or `Some(None)`
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["", "let assertions =", f" let candidate = {entry_point} in"]

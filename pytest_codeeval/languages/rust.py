@@ -31,7 +31,10 @@ class Rust(Coerced):
     terms = ("vector", "vector", "tuple", "HashMap", "None", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {"int": "isize", "float": "f64", "bool": "bool", "str": "String"}
     dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "Vec<{}>", "Option<{}>"
+    dict_format, tuple_format = "HashMap<{key}, {value}>", ("(", ", ", ")")
     list_open = "vec!["
+    string_format = 'String::from("{}")'
     curried = False
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -55,27 +58,14 @@ class Rust(Coerced):
         uses = "use std::collections::HashMap;\n\n" if self.hashmap else ""
         return f"{uses}{describe(description, '/// ')}\nfn {name}({typed}) -> {result} " + "{\n"
 
-    def list_type(self, item: str) -> str:
-        return f"Vec<{item}>"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "(" + ", ".join(items) + ")"
-
     def dict_type(self, key: str, value: str) -> str:
         self.hashmap = True
-        return f"HashMap<{key}, {value}>"
-
-    def optional_type(self, item: str) -> str:
-        return f"Option<{item}>"
+        return super().dict_type(key, value)
 
     def gen_literal(self, value: Any) -> str:
-        if isinstance(value, bool):
-            return str(value).lower()
-        if isinstance(value, str):
-            if '"' in value:
-                raise Untranslatable("a string with a double quote")
-            return f'String::from("{value}")'
-        return repr(value)
+        if isinstance(value, str) and '"' in value:
+            raise Untranslatable("a string with a double quote")
+        return str(super().gen_literal(value))
 
     def gen_dict(self, keys: list[Any], values: list[Any]) -> str:
         return "HashMap::from(" + super().gen_dict(keys, values) + ")"

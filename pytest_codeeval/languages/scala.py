@@ -36,6 +36,11 @@ class Scala(Jvm):
     }
     none_annotation = "None"
     optional_name = "Option"
+    list_value, empty_literal, brackets = "List[{element}]{literal}", "()", "()"
+    optional_value_format = "Some({text})"
+    pair_format, map_brackets = "{key} -> {value}", ""
+    list_format, optional_format = "List[{}]", "Option[{}]"
+    dict_format, tuple_format = "Map[{key},{value}]", ("Tuple2[", ", ", "]")  # Tuple2 whatever the count
     main = "def main(args: Array[String]) = {"
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -72,36 +77,12 @@ class Scala(Jvm):
             f"{self.described(description)}    def {self.entry}({formal}) : {self.return_name} = " + "{\n"
         )
 
-    def list_type(self, item: str) -> str:
-        return f"List[{item}]"
-
-    def tuple_type(self, items: list[str]) -> str:
-        return "Tuple2[" + ", ".join(items) + "]"  # whatever the number of items, as MultiPL-E writes it
-
-    def dict_type(self, key: str, value: str) -> str:
-        return f"Map[{key},{value}]"
-
-    def optional_type(self, item: str) -> str:
-        return f"Option[{item}]"
-
     def union_type(self, items: list[str]) -> str:
         if len(items) != 2:
             raise Untranslatable("a union of more than two types")
         either = f"Either[{items[0]}, {items[1]}]"
         self.union_decls[either] = {}
         return either
-
-    def make_list(self, element: str, literal: str) -> str:
-        return f"List[{element}]{literal or '()'}"
-
-    def array_literal(self, contents: str) -> str:
-        return f"({contents})"
-
-    def optional_value(self, element: str, text: str) -> str:
-        return f"Some({text})"
-
-    def map_literal(self, keys: list[str], values: list[str]) -> str:
-        return ", ".join(f"{k} -> {v}" for k, v in zip(keys, values, strict=True))
 
     def cast(self, text: str, element: Any) -> str:
         name = element.id if isinstance(element, ast.Name) else ""

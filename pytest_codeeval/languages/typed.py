@@ -32,6 +32,12 @@ class TypedLanguage(Language):
     dict_names: ClassVar[frozenset[str] | None] = None
     # where set: every Tuple annotation is this one type, whatever its items (Go's []interface{})
     any_tuple: ClassVar[str | None] = None
+    # the containers' types: `{}` stands for the item's type, `{key}` and `{value}` for a dictionary's; a tuple's
+    # is (start, separator between its items' types, end); empty where the translation has none
+    list_format: ClassVar[str] = ""
+    optional_format: ClassVar[str] = ""
+    dict_format: ClassVar[str] = ""
+    tuple_format: ClassVar[tuple[str, str, str]] = ("", "", "")
 
     # -- the walk --------------------------------------------------------------------------------------------------
     def type_name(self, annotation: Any) -> Any:
@@ -72,18 +78,28 @@ class TypedLanguage(Language):
             raise Untranslatable(f"{self.title}'s translation takes no such names in a dictionary's type")
         return self.dict_type(self.scalars[items[0].id], self.scalars[items[1].id])
 
-    # -- the hooks -------------------------------------------------------------------------------------------------
+    # -- the hooks: by default the containers' formats below; a language overrides one to do more ----------------
     def list_type(self, item: Any) -> Any:
-        raise Untranslatable(f"no {self.title} type for a list")
+        return self.spelled(self.list_format, "a list", self.contained(item))
 
     def tuple_type(self, items: list[Any]) -> Any:
-        raise Untranslatable(f"no {self.title} type for a tuple")
+        start, separator, end = self.tuple_format
+        return self.spelled(start and start + "{}" + end, "a tuple", separator.join(map(self.contained, items)))
 
     def dict_type(self, key: Any, value: Any) -> Any:
-        raise Untranslatable(f"no {self.title} type for a dictionary")
+        return self.spelled(self.dict_format, "a dictionary", key=self.contained(key), value=self.contained(value))
 
     def optional_type(self, item: Any) -> Any:
-        raise Untranslatable(f"no {self.title} type for an optional")
+        return self.spelled(self.optional_format, "an optional", self.contained(item))
+
+    def contained(self, item: Any) -> Any:
+        """A type as a container's item (Java boxes its primitives)."""
+        return item
+
+    def spelled(self, form: str, what: str, *args: Any, **names: Any) -> str:
+        if not form:
+            raise Untranslatable(f"no {self.title} type for {what}")
+        return form.format(*args, **names)
 
     def union_type(self, items: list[Any]) -> Any:
         raise Untranslatable(f"no {self.title} type for a union")
