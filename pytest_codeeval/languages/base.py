@@ -171,9 +171,7 @@ class Language(Runner):
     def describe(self, description: str, indent: str = "") -> str:
         """The docstring as line comments: the first line right after the comment marker, the others after it and
         a space, MultiPL-E's layout."""
-        lines = description.strip().split("\n")
-        out = [f"{indent}{self.comment}{lines[0]}"] + [f"{indent}{self.comment} {line.lstrip()}" for line in lines[1:]]
-        return "\n".join(out) + "\n"
+        return describe(description, f"{indent}{self.comment} ", f"{indent}{self.comment}") + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
         raise NotImplementedError

@@ -70,9 +70,10 @@ class CFamily(TypedLanguage):
         typed = [(self.type_name(a.annotation), self.gen_var(a.arg)[0]) for a in args]
         self.entry = self.function_name(name)
         self.return_name = self.type_name(returns)
-        return self.signature(typed, description)
+        return self.declaration(typed, description)
 
-    def signature(self, typed: list[tuple[str, str]], description: str) -> str:  # type: ignore[override]
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
+        """The prompt: the function declared with its parameters' (type, name) and its description."""
         raise NotImplementedError
 
     def function_name(self, name: str) -> str:

@@ -37,11 +37,6 @@ class Coerced(TypedLanguage):
     negative_format: ClassVar[str] = "-{}"  # a negative int, given its absolute value
     none_literal: ClassVar[str | None] = "None"  # None, and any constant that is no bool, str or number
 
-    def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        self.arg_types = [a.annotation for a in args]
-        self.return_type = returns
-        return self.signature(name, args, returns, description)
-
     # -- values: text while walking, coerced at the top ------------------------------------------------------------
     def gen_literal(self, value: Any) -> Any:
         if isinstance(value, bool):

@@ -58,7 +58,7 @@ class Cpp(CFamily):
         return super().runtime_error(result)
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, typed: list[tuple[str, str]], description: str) -> str:  # type: ignore[override]
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         unions = "".join(self.union(name, fields) for name, fields in self.union_decls.items())
         formal = ", ".join(f"{kind} {name}" for kind, name in typed)
         head = f"{MULTIPLE_HEADERS}{unions}{self.described(description)}"

@@ -87,7 +87,7 @@ class CSharp(ClassWrapped):
         return super().compile_error(log)
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, typed: list[tuple[str, str]], description: str) -> str:  # type: ignore[override]
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         usings = "".join(f"using {module};\n" for module in _USINGS)
         formal = ", ".join(f"{kind} {name}" for kind, name in typed)
         return (
@@ -114,8 +114,11 @@ class CSharp(ClassWrapped):
     def coerced_prefix(self, text: str) -> str | None:
         if text == "null":
             return None
-        found = re.search(r"Dictionary<.+,.+>\(", text) or re.search(r"new (.+?\()", text)
-        return found.group(found.re.groups) if found else None
+        dictionary = re.search(r"Dictionary<.+,.+>\(", text)
+        if dictionary:
+            return dictionary.group(0)
+        constructed = re.search(r"new (.+?\()", text)
+        return constructed.group(1) if constructed else None
 
 
 LANGUAGE = CSharp

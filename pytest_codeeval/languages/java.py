@@ -75,7 +75,7 @@ class Java(Jvm):
         return f"exception: {kind}" + (f": {message[:200]}" if message else "")
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, typed: list[tuple[str, str]], description: str) -> str:  # type: ignore[override]
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         imports = "".join(f"import {module};\n" for module in _IMPORTS)
         formal = ", ".join(f"{kind} {name}" for kind, name in typed)
         return (

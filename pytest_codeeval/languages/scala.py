@@ -70,7 +70,7 @@ class Scala(Jvm):
         return super().compile_error(log)
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, typed: list[tuple[str, str]], description: str) -> str:  # type: ignore[override]
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         formal = ", ".join(f"{name} : {kind}" for kind, name in typed)
         return (
             "import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n"
