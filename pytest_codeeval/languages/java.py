@@ -42,7 +42,7 @@ class Java(Jvm):
     none_annotation = "Optional.empty()"
     optional_name = "Optional"
     tuple_maker = "Pair.with"
-    list_value, empty_literal, brackets = "new ArrayList<{element}>(Arrays.asList{literal})", "()", "()"
+    list_value = "new ArrayList<{element}>(Arrays.asList{literal})"
     optional_value_format = "Optional.of({text})"
     pair_format, map_brackets, map_value = "{key}, {value}", "", "new {kind}(Map.of({literal}))"
     list_format, optional_format = "ArrayList<{}>", "Optional<{}>"

@@ -1,5 +1,5 @@
 """What the Java and Scala translators share beyond the C family's (cfamily.py): camelCase names, the call of
-`candidate` written as the function's own, and `l`/`f` literal suffixes."""
+`candidate` written as the function's own, `l`/`f` literal suffixes, a list's items in parentheses."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ def camel_case(name: str) -> str:
 class Jvm(ClassWrapped):
     int_suffix = "l"
     float_suffix = "f"
+    empty_literal = brackets = "()"
 
     def function_name(self, name: str) -> str:
         return camel_case(name)

@@ -36,7 +36,7 @@ class Scala(Jvm):
     }
     none_annotation = "None"
     optional_name = "Option"
-    list_value, empty_literal, brackets = "List[{element}]{literal}", "()", "()"
+    list_value = "List[{element}]{literal}"
     optional_value_format = "Some({text})"
     pair_format, map_brackets = "{key} -> {value}", ""
     list_format, optional_format = "List[{}]", "Option[{}]"
