@@ -2,7 +2,8 @@
 expect it (what a model writes before the row's stop tokens: Go's and D's close the function, the others leave
 the closing brace to the tests) passes on HumanEval/0 (a float list), /2 (a float result) and /29 (an empty
 list in the tests), and a wrong one fails. The rows are the offline translation, which tests/test_multiple_rows.py
-holds to MultiPL-E's builder; a language whose toolchain is missing skips with what to install."""
+holds to MultiPL-E's builder; a language whose toolchain is missing (Swift's: Debian has none) skips with what to
+install."""
 
 from __future__ import annotations
 
@@ -83,6 +84,14 @@ COMPLETIONS: dict[str, dict[str, str]] = {
         TRUNCATE: " number - fromIntegral (floor number :: Int)\n",
         PREFIX: " filter (\\s -> take (length prefix) s == prefix) strings\n",
         "wrong": " number\n",
+    },
+    "swift": {
+        CLOSE: "    for i in 0..<numbers.count {\n        for j in 0..<numbers.count {\n"
+        "            if i != j && abs(numbers[i] - numbers[j]) < threshold {\n                return true\n"
+        "            }\n        }\n    }\n    return false\n",
+        TRUNCATE: "    return number - number.rounded(.down)\n",
+        PREFIX: "    return strings.filter { $0.hasPrefix(prefix) }\n",
+        "wrong": "    return number\n",
     },
     "ml": {
         CLOSE: " let indexed = List.mapi (fun i x -> (i, x)) numbers in\n"
