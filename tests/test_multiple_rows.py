@@ -27,7 +27,9 @@ def builder_rows(source: str, language: str) -> list[dict[str, Any]]:
 def first_difference(ours: str, theirs: str) -> str:
     """Where two texts part, with a little context on each side."""
     at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
-    return f"at character {at}: ours {ours[max(0, at - 40) : at + 40]!r}, builder's {theirs[max(0, at - 40) : at + 40]!r}"
+    return (
+        f"at character {at}: ours {ours[max(0, at - 40) : at + 40]!r}, builder's {theirs[max(0, at - 40) : at + 40]!r}"
+    )
 
 
 def differences(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> list[str]:

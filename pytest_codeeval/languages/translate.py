@@ -25,8 +25,9 @@ returns, description)` (args: `ast.arg` list; returns: the annotation node or No
 `test_suite_suffix_lines`, `deep_equality(left, right)`, `gen_literal`, `gen_var`, `gen_list`, `gen_tuple`,
 `gen_dict`, `gen_set`, `gen_call`, `finalize(expr, side)`, and the class attributes `stop` (the rows'
 `stop_tokens`), `title`, `name`, `terms`. `rows(language, source)` translates every original of a source in the
-builder's order with a fresh instance of the language (a translator may keep state from one problem to the next,
-as MultiPL-E's do); `translate_original(language, original)` does one."""
+builder's order (by file name) with one fresh instance of the language (a translator may keep state from one
+problem to the next, as MultiPL-E's do), and returns the rows by problem number; `translate_original(language,
+original)` does one."""
 
 from __future__ import annotations
 
@@ -97,11 +98,12 @@ class Original:
 
 @cache
 def originals(source: str) -> tuple[Original, ...]:
-    """The shipped originals of `source` ("humaneval" or "mbpp"), in the builder's order (by problem number)."""
+    """The shipped originals of `source` ("humaneval" or "mbpp"), in the order the builder translates them: by file
+    name (HumanEval_107_... before HumanEval_1_...), which matters to a translator that remembers."""
     path = resources.files("pytest_codeeval.tasks") / "data" / "multiple" / f"{source}-originals.jsonl.gz"
     with gzip.open(path.open("rb"), "rt", encoding="utf-8") as lines:
         found = [Original(**json.loads(line)) for line in lines]
-    return tuple(sorted(found, key=lambda original: original.number))
+    return tuple(sorted(found, key=lambda original: original.name))
 
 
 # -- terminology ---------------------------------------------------------------------------------------------------
@@ -245,26 +247,24 @@ def translate_original(language: Language, original: Original) -> tuple[str, str
 
 
 def rows(language: Language, source: str) -> list[dict[str, Any]]:
-    """Every row of MultiPL-E's `<source>-<lang>` config (its hub schema) that the originals give, in order."""
+    """Every row of MultiPL-E's `<source>-<lang>` config (its hub schema) that the originals give, by problem
+    number as the hub has them."""
     translator = type(language)()  # a fresh translator: what one remembers between problems starts empty
-    out = []
-    # in the builder's order, by file name (HumanEval_10 before HumanEval_2): what a translator remembers between
-    # problems (D's imports) follows it; the rows are then ordered by problem number
-    for original in sorted(originals(source), key=lambda original: original.name):
+    out: list[tuple[int, dict[str, Any]]] = []
+    for original in originals(source):
         try:
             prompt, tests = translate_original(translator, original)
         except Exception:  # noqa: BLE001 -- whatever fails in a problem's translation leaves it out, as MultiPL-E does
             continue
-        out.append(
-            {
-                "name": original.name,
-                "language": language.name,
-                "prompt": prompt,
-                "doctests": "transform",
-                "original": f"{original.name}.py",
-                "prompt_terminology": "reworded",
-                "tests": tests,
-                "stop_tokens": list(language.stop),
-            }
-        )
-    return sorted(out, key=lambda row: int(row["name"].split("_")[1]))
+        row = {
+            "name": original.name,
+            "language": language.name,
+            "prompt": prompt,
+            "doctests": "transform",
+            "original": f"{original.name}.py",
+            "prompt_terminology": "reworded",
+            "tests": tests,
+            "stop_tokens": list(language.stop),
+        }
+        out.append((original.number, row))
+    return [row for _, row in sorted(out, key=lambda pair: pair[0])]
