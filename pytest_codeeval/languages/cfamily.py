@@ -3,8 +3,8 @@ three: a value is written as it is walked, as a pair (text, the Python type it w
 argument or a test's result meets the signature's type, its text is coerced by editing it: wrapped in parentheses
 when the types agree, else its leading constructor (`std::vector<long>(`) replaced by the expected type's, or the
 expected type put around it. The coercion is MultiPL-E's to the letter, quirks included (a Scala float result
-written as an int stays an int; a C++ `std::vector<float>` of ints is cast item by item), so that the rows are
-the ones its builder makes.
+written as an int stays an int; a C++ float list whose first item is an int has its items cast to `long`), so
+that the rows are the ones its builder makes.
 
 Each language gives its names (`scalars`, `int_suffix`, `float_suffix`, the constructors), its containers' types
 (typed.py) and values as formats, and where that is not enough the hooks (`make_list`, `optional_value`, `cast`,
@@ -66,7 +66,7 @@ class CFamily(TypedLanguage):
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         self.union_decls, self.ellipsis = {}, False
-        self.arg_names = [self.type_name(a.annotation) for a in args]
+        self.arg_type_names = [self.type_name(a.annotation) for a in args]
         typed = [(self.type_name(a.annotation), self.gen_var(a.arg)[0]) for a in args]
         self.entry = self.function_name(name)
         self.return_name = self.type_name(returns)
@@ -128,9 +128,9 @@ class CFamily(TypedLanguage):
         return self.make_map(self.type_name(kind), literal), kind
 
     def gen_call(self, func: Written, args: list[Written]) -> Written:
-        if len(args) > len(self.arg_names):
+        if len(args) > len(self.arg_type_names):
             raise Untranslatable("a call with more arguments than the signature")
-        return self.call_name(func[0]) + "(" + ", ".join(map(self.update_type, args, self.arg_names)) + ")", None
+        return self.call_name(func[0]) + "(" + ", ".join(map(self.update_type, args, self.arg_type_names)) + ")", None
 
     def call_name(self, func: str) -> str:
         return self.gen_var(func)[0]
