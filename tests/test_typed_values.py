@@ -61,6 +61,7 @@ def _tests(name: str, signature: str, *asserts: str) -> list[str]:
             "candidate([]) == []",
             "assert(candidate((std::vector<long>())) == (std::vector<long>()));",
         ),
+        # the items cast to the first one's type, then the list's constructor replaced (2.5 becomes 2)
         (
             "cpp",
             "x: List[float]) -> float",
