@@ -22,10 +22,10 @@ COMPLETIONS = json.loads((DATA / "completions.json").read_text())
 
 
 def _markers_off(prompt: str) -> str:
-    """The prompt's text without comment markers (OCaml's doc comment continues its lines with " * ") and without
-    whitespace: the earlier build kept the docstring's indentation and blank lines, which MultiPL-E's clean-up now
-    removes."""
-    return "".join(re.sub(r"(?m)^[ \t]*(#|///|//|\*) ?", "", prompt).split())
+    """The prompt's text without comment markers (OCaml's doc comment continues its lines with " * "; the earlier
+    build started every Haskell line with "-- |", the builder now its first only) and without whitespace: the
+    earlier build kept the docstring's indentation and blank lines, which MultiPL-E's clean-up now removes."""
+    return "".join(re.sub(r"(?m)^[ \t]*(#|///|//|\*|-- \||--) ?", "", prompt).split())
 
 
 @pytest.mark.parametrize("row", PUBLISHED, ids=lambda r: f"{r['language']}-{r['name']}")
@@ -190,7 +190,9 @@ def test_hub_rows_are_read_at_bigcode_evaluation_harness_pinned_revision(monkeyp
     ]
 
 
-def test_generation_stops_at_the_rows_own_stop_tokens(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generation_stops_at_the_rows_own_stop_tokens(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A row's stop_tokens (here a local file's, as the hub's would be) are what the model is asked to stop at and
     what the generation is cut at, not the language's list."""
     from pytest_codeeval.generation import engine

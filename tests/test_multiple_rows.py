@@ -17,10 +17,6 @@ from pytest_codeeval.tasks.multiple import LANGUAGES
 
 BUILDER = Path(__file__).parent / "data" / "multiple" / "builder"
 FIELDS = ("prompt", "tests", "stop_tokens")
-# (language, source) pairs whose translator does not yet make the builder's rows (the typed translators, whose work
-# is under way on another branch): expected to fail, strictly, so that a pair that comes to match must leave the list
-NOT_YET = {(lang, source) for lang in ("cpp", "cs", "go", "hs", "java", "ml", "rs", "scala") for source in SOURCES}
-NOT_YET.add(("d", "mbpp"))
 
 
 def builder_rows(source: str, language: str) -> list[dict[str, Any]]:
@@ -31,7 +27,9 @@ def builder_rows(source: str, language: str) -> list[dict[str, Any]]:
 def first_difference(ours: str, theirs: str) -> str:
     """Where two texts part, with a little context on each side."""
     at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
-    return f"at character {at}: ours {ours[max(0, at - 40) : at + 40]!r}, builder's {theirs[max(0, at - 40) : at + 40]!r}"
+    return (
+        f"at character {at}: ours {ours[max(0, at - 40) : at + 40]!r}, builder's {theirs[max(0, at - 40) : at + 40]!r}"
+    )
 
 
 def differences(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> list[str]:
@@ -55,19 +53,8 @@ def identical(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> int:
     return sum(all(mine.get(row["name"], {}).get(f) == row[f] for f in FIELDS) for row in theirs)
 
 
-@pytest.mark.parametrize(
-    ("source", "language"),
-    [
-        pytest.param(
-            source,
-            language,
-            id=f"{source}-{language}",
-            marks=[pytest.mark.xfail(strict=True, reason="not yet conformant")] if (language, source) in NOT_YET else [],
-        )
-        for source in SOURCES
-        for language in LANGUAGES
-    ],
-)
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_rows_equal_the_builders(source: str, language: str) -> None:
     ours = rows(get_language(language), source)
     theirs = builder_rows(source, language)

@@ -171,9 +171,7 @@ class Language(Runner):
     def describe(self, description: str, indent: str = "") -> str:
         """The docstring as line comments: the first line right after the comment marker, the others after it and
         a space, MultiPL-E's layout."""
-        lines = description.strip().split("\n")
-        out = [f"{indent}{self.comment}{lines[0]}"] + [f"{indent}{self.comment} {line.lstrip()}" for line in lines[1:]]
-        return "\n".join(out) + "\n"
+        return describe(description, f"{indent}{self.comment} ", f"{indent}{self.comment}") + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
         raise NotImplementedError
@@ -224,3 +222,9 @@ def line_comments(description: str, marker: str) -> str:
     """The description as line comments, each line after `marker` (MultiPL-E's Lua, R, Racket, Ruby prompts);
     nothing for an empty description."""
     return marker + description.strip().replace("\n", "\n" + marker) + "\n" if description else ""
+
+
+def describe(description: str, marker: str, first: str | None = None) -> str:
+    """A description as MultiPL-E's translators write it in a comment: each line's leading white space (blank
+    lines with it) replaced by `marker`, the first line started by `first` (by `marker` when not given)."""
+    return (marker if first is None else first) + re.sub(r"\n\s*", "\n" + marker, description.strip())

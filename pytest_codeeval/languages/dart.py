@@ -12,7 +12,7 @@ import re
 import shutil
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -69,7 +69,7 @@ class Dart(Language):
 
     # -- translator ----------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
-        described = "//" + re.sub(r"\n\s*", "\n// ", description.strip()) + "\n"
+        described = describe(description, "// ", "//") + "\n"
         self.parameters = [a.annotation for a in args]
         try:
             typed = ", ".join(f"{dart_type(a.annotation)} {a.arg}" for a in args)

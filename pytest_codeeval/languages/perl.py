@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import signal
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.sandbox.api import ExecResult
 
 
@@ -49,7 +48,7 @@ class Perl(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "# " + re.sub(r"\n(\s*)", "\n# ", description.strip()) + "\n"
+        described = describe(description, "# ") + "\n"
         return f"{described}sub {name} " + "{\n    " + f"my({', '.join('$' + a.arg for a in args)}) = @_;\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
