@@ -5,8 +5,10 @@ to install. (tests/test_multiple_rows.py holds every row to MultiPL-E's builder.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,8 +181,10 @@ def test_hub_rows_are_read_at_bigcode_evaluation_harness_pinned_revision(monkeyp
 
     asked: list[tuple[tuple, dict]] = []
     row = rows(get_language("js"), "humaneval")[0]
-    # by name: the module as imported now (an in-process pytester run before may have imported it afresh)
-    monkeypatch.setattr("pytest_codeeval.tasks.loading.hub_reachable", lambda: True)
+    # the module that `import` finds now, from sys.modules: an in-process pytester run before may have imported it
+    # afresh and left the package's attribute pointing at that copy, which a dotted-name patch would reach
+    importlib.import_module("pytest_codeeval.tasks.loading")
+    monkeypatch.setattr(sys.modules["pytest_codeeval.tasks.loading"], "hub_reachable", lambda: True)
     monkeypatch.setattr(datasets, "load_dataset", lambda *args, **kwargs: asked.append((args, kwargs)) or [row])
     task = type(builtin_registry().get("multiple-js"))()  # a fresh instance: no rows loaded yet
     _skip_without("js")
