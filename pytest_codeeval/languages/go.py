@@ -40,7 +40,7 @@ class Go(TypedLanguage):
     stop = ("\nfunc", "struct", "\n// ")
     tools = ("go",)
     package = "golang-go"
-    memory_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
+    address_space_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
     terms = ("list", "list", "list", "map", "nil", "true", "false")
     # the build cache lives in the sample's private /tmp; no toolchain download, no cgo (no C compiler run)
     env: ClassVar[dict[str, str]] = {

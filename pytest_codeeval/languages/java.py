@@ -44,7 +44,7 @@ class Java(TypedLanguage):
     stop = ("\n    }\n",)
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("array list", "array list", "pair", "hash map", "null", "true", "false")
 
     def unavailable(self) -> str | None:

@@ -38,7 +38,7 @@ class Scala(TypedLanguage):
     stop = ("\n    }\n",)
     tools = ("scalac", "java")
     package = "scala"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("list", "list", "tuple", "map", "None", "true", "false")
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
