@@ -262,12 +262,15 @@ class Zygote:
         kernel cannot kill within `REAP_SECONDS` is abandoned and counted (the sample fails for it)."""
         deadline = time.monotonic() + REAP_SECONDS
         if self.namespaced:
-            try:
-                os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
-            except ProcessLookupError:
-                pass
-            self.abandoned += reap_all(deadline)
-            return
+            while True:  # again while any is left: a process forking while kill(-1) went by has a child it missed
+                try:
+                    os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+                except ProcessLookupError:
+                    pass
+                left = reap_all(min(deadline, time.monotonic() + 0.25))
+                if not left or time.monotonic() > deadline:
+                    self.abandoned += left
+                    return
         while pids := _descendants(os.getpid()):
             for pid in pids:
                 try:
