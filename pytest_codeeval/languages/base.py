@@ -142,7 +142,7 @@ class Language(Runner):
             return "failed", "compile error: " + (self.compile_error(err.split(MARK)[0]) or "the build failed")
         if result.out_of_memory and not (result.exit_code == 0 and not result.signal):
             return "failed", "out of memory"
-        limit = f"{run_cpu:g} s CPU" if run_cpu is not None else "its limit"
+        limit = f"{run_cpu:g} s CPU" if run_cpu is not None else "CPU limit"
         cpu_signal = result.signal == signal.SIGXCPU or (
             run_cpu is not None and result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
         if cpu_signal:  # SIGKILL: at the hard limit, after ignoring SIGXCPU
