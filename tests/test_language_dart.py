@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+import signal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,8 @@ def test_script_analyzes_then_runs_under_the_program_s_own_cpu_limit() -> None:
     assert script.index("dart analyze") < script.index("ulimit -S -t 3") < script.index("exec dart program.dart")
     assert "export DART_SUPPRESS_ANALYTICS=true" in script
     assert files["program.dart"] == b"void main() {}\n"
-    assert request.limits.memory_bytes == 8 * 1024**3 and request.limits.cpu_seconds >= 60
+    assert request.limits.address_space_bytes == 8 * 1024**3 and request.limits.memory_bytes == 2 * 1024**3
+    assert request.limits.cpu_seconds == 15 and request.run_wall_seconds == Limits(cpu_seconds=3).wall_bound()
 
 
 def _result(exit_code: int | None, stderr: str = "", stdout: str = "", **kwargs) -> ExecResult:
@@ -124,8 +127,8 @@ def _result(exit_code: int | None, stderr: str = "", stdout: str = "", **kwargs)
             _result(254, "program.dart:2:10: Error: A value of type 'String' can't be returned.\n"),
             ("failed", "compile error: A value of type 'String' can't be returned."),
         ),
-        (_result(None, f"{MARK}wall-timeout\n"), ("timeout", "timed out")),
-        (_result(None, timed_out=True), ("timeout", "timed out")),
+        (_result(None, timed_out=True), ("timeout", "timed out (wall-clock bound)")),
+        (replace(_result(None), signal=signal.SIGXCPU), ("timeout", "timed out (3 s CPU)")),
     ],
     ids=["pass", "analyze", "expect", "expectList", "exception", "front-end", "wall", "cpu"],
 )

@@ -205,9 +205,9 @@ def _result(stderr: str, exit_code: int | None = None, sig: int | None = None, *
                 "compile error: program.swift:3:12: error: cannot convert return expression of type 'Int' to return type 'Bool'",
             ),
         ),
-        ("swift", _result("", sig=signal.SIGXCPU, cpu_seconds=2.0, timed_out=True), ("timeout", "timed out")),
-        ("swift", _result("", sig=signal.SIGKILL, cpu_seconds=2.0), ("timeout", "timed out")),
-        ("swift", _result(f"{MARK}wall-timeout\n", sig=signal.SIGKILL), ("timeout", "timed out")),
+        ("swift", _result("", sig=signal.SIGXCPU, cpu_seconds=2.0, timed_out=True), ("timeout", "timed out (2 s CPU)")),
+        ("swift", _result("", sig=signal.SIGKILL, cpu_seconds=2.0), ("timeout", "timed out (2 s CPU)")),
+        ("swift", _result("", sig=signal.SIGKILL, timed_out=True), ("timeout", "timed out (wall-clock bound)")),
         (
             "hs",
             _result(

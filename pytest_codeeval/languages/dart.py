@@ -35,7 +35,7 @@ class Dart(Language):
     tools = ("dart",)
     package = "the Dart SDK"
     terms = ("list", "list", "record", "map", "null", "true", "false")
-    memory_bytes = 8 * 1024**3  # the VM reserves its heap's address range up front, as V8 does
+    address_space_bytes = 8 * 1024**3  # the VM reserves its heap's address range up front, as V8 does
     # the tools keep their state under HOME, the sample's scratch directory in the sandbox; no analytics prompt
     env: ClassVar[dict[str, str]] = {"DART_SUPPRESS_ANALYTICS": "true"}
 

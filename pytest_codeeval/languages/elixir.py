@@ -28,7 +28,7 @@ class Elixir(Language):
     package = "elixir"
     terms = ("list", "list", "tuple", "map", "nil", "true", "false")
     # the BEAM reserves address space for its schedulers' stacks and its allocators' carriers at start-up
-    memory_bytes = 4 * 1024**3
+    address_space_bytes = 4 * 1024**3
 
     def run_command(self, source: str) -> list[str]:
         return ["elixir", source]

@@ -44,7 +44,7 @@ class Go(TypedLanguage):
     stop = ("\nfunc", "struct", "\n// ")
     tools = ("go",)
     package = "golang-go"
-    memory_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
+    address_space_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
     terms = ("list", "list", "list", "map", "nil", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {
         **{"int": "int", "float": "float64", "bool": "bool", "str": "string"},

@@ -33,7 +33,7 @@ class Java(Jvm):
     file_ext = "java"
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("array list", "array list", "pair", "hash map", "null", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {
         **{"int": "long", "float": "float", "bool": "boolean", "str": "String"},

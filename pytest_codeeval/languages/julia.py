@@ -35,7 +35,7 @@ class Julia(Language):
     tools = ("julia",)
     package = "julia"
     terms = ("vector", "vector", "tuple", "dictionary", "nothing", "true", "false")
-    memory_bytes = 8 * 1024**3  # the runtime maps its GC pools and code space up front
+    address_space_bytes = 8 * 1024**3  # the runtime maps its GC pools and code space up front
     # packages and compiled code go to the depot; the home is hidden, so the sample's private /tmp holds it, and
     # the trailing ':' keeps the installation's own depot (its precompiled standard library, Test included)
     env: ClassVar[dict[str, str]] = {"JULIA_DEPOT_PATH": "/tmp/julia-depot:", "JULIA_NUM_THREADS": "1"}

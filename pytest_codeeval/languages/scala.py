@@ -28,7 +28,7 @@ class Scala(Jvm):
     file_ext = "scala"
     tools = ("scalac", "java")
     package = "scala"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("list", "list", "tuple", "map", "None", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {
         **{"int": "Long", "float": "Float", "bool": "Boolean", "str": "String"},

@@ -82,6 +82,7 @@ class Swift(TypedLanguage):
     title = "Swift"
     file_ext = "swift"
     timeout = 5.0  # MultiPL-E's evaluator gives the binary 5 s (and swiftc 45 s)
+    build_cpu_seconds = 45.0  # MultiPL-E's bound on swiftc (Swift is not installable here to measure it)
     stop = ("\n}",)
     tools = ("swiftc",)
     package = "swift.org's Linux toolchain"

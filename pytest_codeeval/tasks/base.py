@@ -65,7 +65,7 @@ class Task:
     runner: ClassVar[str | None] = None
     metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
     default_timeout: ClassVar[float] = 10.0
-    memory_limit: ClassVar[int | None] = None  # address space per sample in bytes; None: the sandbox's default
+    memory_limit: ClassVar[int | None] = None  # memory per sample in bytes (Limits.memory_bytes); None: 2 GiB
     size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
     # per-sample metric -> "mean" (default), "median" or a function of the per-problem values
     aggregations: ClassVar[Mapping[str, Any]] = {}
