@@ -174,12 +174,14 @@ def _python_continuation(target: Target, block: str) -> str | None:
         body = body[1:]
     first, last = body[0], body[-1]
     assert last.end_lineno is not None
-    if _header_line(lines, first) == function.lineno - 1:  # `def f(x): return x`: the statement shares its line
+    one_line = _header_line(lines, first)
+    if one_line == function.lineno - 1:  # `def f(x): return x`: the statement shares its line
         text = " " * (function.col_offset + 4) + "".join(lines[first.lineno - 1 : last.end_lineno])[first.col_offset :]
     else:
         text = "".join(lines[_start_line(lines, first, body is function.body) : last.end_lineno])
     body_indent = target.indent + "    "
-    own = _reindent(text, " " * function.col_offset + "    ", body_indent)
+    reply_indent = lines[first.lineno - 1][: first.col_offset] if one_line < 0 else " " * (function.col_offset + 4)
+    own = _reindent(text, reply_indent, body_indent)
     moved = []
     for node in tree.body:
         if node is not function and _is_helper(node):
