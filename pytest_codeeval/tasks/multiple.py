@@ -53,11 +53,13 @@ class MultiPLE(Task):
 
     def _originals(self) -> Sequence[Doc]:
         if self.source == "mbpp":
-            from pytest_codeeval.errors import CodeevalError
+            from pytest_codeeval.errors import DataUnavailable
 
-            raise CodeevalError(
-                f"{self.name} needs the hub ({self.DATASET_PATH}, config {self.DATASET_NAME}) or a local file: "
-                f"--codeeval-dataset={self.name}=mbpp.jsonl (MBPP's rows: task_id, text or prompt, code, test_list)"
+            raise DataUnavailable(
+                self.name,
+                f"MultiPL-E's MBPP rows need the hub ({self.DATASET_PATH}, config {self.DATASET_NAME}) or a local file",
+                "--codeeval-dataset={task}=mbpp.jsonl (MBPP's rows: task_id, text or prompt, code, test_list)",
+                "MultiPL-E's MBPP rows need the hub or a local file",
             )
         from pytest_codeeval.tasks.humaneval import packaged_problems
 
@@ -78,7 +80,7 @@ class MultiPLE(Task):
     def _translated(self, originals: Sequence[Doc]) -> Sequence[Doc]:
         """This language's rows made from the Python originals; those the translation cannot handle are left out,
         as MultiPL-E leaves them out (docs/languages.md gives the counts)."""
-        from pytest_codeeval.errors import CodeevalError
+        from pytest_codeeval.errors import DataUnavailable
         from pytest_codeeval.languages.translate import Untranslatable, humaneval_row, mbpp_row
 
         translate: Callable[[Any, Mapping[str, Any]], dict[str, Any]] = (
@@ -91,9 +93,10 @@ class MultiPLE(Task):
             except Untranslatable:
                 continue
             except NotImplementedError:
-                raise CodeevalError(
-                    f"{self.name}: no offline translation to {self.lang.title} yet; it needs the hub "
-                    f"({self.DATASET_PATH}, config {self.DATASET_NAME}) or --codeeval-dataset={self.name}=FILE"
+                raise DataUnavailable(
+                    self.name, f"no offline translation to {self.lang.title} yet, and the hub is unreachable",
+                    f"the rows come from the hub ({self.DATASET_PATH}, config {self.DATASET_NAME}) or "
+                    "--codeeval-dataset={task}=FILE", "no offline translation yet, and the hub is unreachable",
                 ) from None
         return rows
 

@@ -63,7 +63,7 @@ class YamlTask(Task):
 
             if "data_files" in kwargs:
                 kwargs["data_files"] = resolve_data_files(kwargs["data_files"], self.path.parent)
-            docs = load_hf_dataset(cfg["dataset_path"], cfg.get("dataset_name"), split, **kwargs)
+            docs = load_hf_dataset(cfg["dataset_path"], cfg.get("dataset_name"), split, task=self.name, **kwargs)
         process = cfg.get("process_docs")
         if process is not None:
             docs = process(_as_dataset(docs))
