@@ -136,7 +136,7 @@ def test_mbpp_without_data_says_what_to_give(pytester: pytest.Pytester, monkeypa
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=multiple-mbpp-js", "-q")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: multiple-mbpp-js needs the hub (nuprl/MultiPL-E, config mbpp-js) or a local file*"]
+        ["ERROR: multiple-mbpp-js: no data here: *need the hub (nuprl/MultiPL-E, config mbpp-js) or a local file*"]
     )
 
 
