@@ -44,6 +44,19 @@ def normalize_url(url: str) -> str:
     return url.rstrip("/") if parts.path.strip("/") else url.rstrip("/") + "/v1"
 
 
+def endpoint_urls(model: str, server: ServerOptions) -> tuple[str, ...]:
+    """The endpoints: --codeeval-base-url, else $OPENAI_BASE_URL. Never a hosted API by default: a run meant for a
+    local server that forgot the URL would send every prompt (and a key) to a paid service."""
+    urls = server.base_urls or tuple(filter(None, [os.environ.get("OPENAI_BASE_URL")]))
+    if not urls:
+        raise CodeevalError(
+            f"--codeeval-model={model}: no endpoint: pass --codeeval-base-url=URL (a local server, e.g. "
+            "http://localhost:8000/v1; OpenAI's API: --codeeval-base-url=https://api.openai.com/v1) "
+            "or set OPENAI_BASE_URL"
+        )
+    return urls
+
+
 def retry_after(headers: Any) -> float | None:
     """Seconds the server asked to wait: `retry-after-ms`, `Retry-After` in seconds or as an HTTP date."""
     if headers is None:
@@ -133,7 +146,7 @@ class OpenAIBackend:
                 "--codeeval-model=openai:MODEL: name the model the server serves, e.g. openai:gpt-4o-mini"
             )
         self.server = server
-        urls = server.base_urls or (os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",)
+        urls = endpoint_urls(model, server)
         key_env = server.api_key_env or "OPENAI_API_KEY"
         key = os.environ.get(key_env)
         if server.api_key_env and not key:
