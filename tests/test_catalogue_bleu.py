@@ -31,7 +31,7 @@ def rows(task: str) -> list[dict]:
 
 
 def test_every_name_is_listed_without_loading_data(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     assert result.ret == 0
     listed = result.stdout.str()
     for name in FILES:

@@ -87,7 +87,7 @@ def test_keyword_selects_prompts_and_reference_is_refused(pytester: pytest.Pytes
 
 
 def test_listed_and_rows_without_the_subset_flags_name_them(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     (line,) = [line.split() for line in result.stdout.lines if line.startswith("studenteval ")]
     assert line[1:4] == ["pass@k,group-pass@k", "1027", "wellesley-easel/StudentEval"]
     write_jsonl(pytester.path / "rows.jsonl", [{"problem": "add_up", "prompt": "def add_up(arr):", "assertions": ""}])

@@ -155,7 +155,7 @@ def test_unknown_and_unsupported_prompts_are_one_line_errors() -> None:
 
 # -- runs ----------------------------------------------------------------------------------------------------
 def test_every_name_is_listed_with_its_hub_config(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     out = result.stdout.str()
     for scenario in SCENARIOS:
         for language in LANGUAGES:

@@ -158,7 +158,7 @@ def test_missing_toolchain_skips_the_task(
 
 
 def test_every_bigcode_multiple_name_of_a_working_language_is_registered(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     for name in (
         *("js", "ts", "java", "cpp", "go", "rs", "rb", "php", "sh", "pl", "py"),
         *("hs", "ml", "swift", "cs", "scala", "d", "lua", "r", "rkt", "jl"),

@@ -6,6 +6,7 @@ import os
 import socket
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError, DataUnavailable
@@ -56,3 +57,12 @@ def load_hf_dataset(
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def in_datasets_cache(path: str) -> bool:
+    """Whether a hub dataset was downloaded here before (the hub's file cache or `datasets`' own), so that it
+    loads without the network; looked up by directory name, nothing is read."""
+    home = Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface")
+    hub = Path(os.environ.get("HF_HUB_CACHE") or home / "hub")
+    built = Path(os.environ.get("HF_DATASETS_CACHE") or home / "datasets")
+    return (hub / f"datasets--{path.replace('/', '--')}").is_dir() or (built / path.replace("/", "___")).is_dir()

@@ -100,6 +100,13 @@ class MultiPLE(Task):
                 ) from None
         return rows
 
+    def data_origin(self) -> str:
+        """HumanEval's rows are translated here offline (the hub's when it answers); MBPP's need the hub or a file."""
+        return "packaged" if self.source == "humaneval" and self.dataset_override is None else super().data_origin()
+
+    def reference_solutions(self) -> str:
+        return "no"  # neither the hub's rows nor the translation carry solutions (a local file's rows may)
+
     def problem_id(self, doc: Doc, index: int) -> str:
         return str(doc.get("name", index))
 

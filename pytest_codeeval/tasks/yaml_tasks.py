@@ -141,6 +141,13 @@ class YamlTask(Task):
     def judge_data(self, doc: Doc) -> str | None:
         return self._render("test", doc) if self.runner else None
 
+    def data_origin(self) -> str:
+        local = self.config["dataset_path"] in LOCAL_FORMATS and self.dataset_override is None
+        return "local" if local else super().data_origin()
+
+    def reference_solutions(self) -> str:
+        return "yes" if not self.requires_execution or self.config.get("doc_to_target") else "no"
+
     def get_solution(self, doc: Doc) -> str | None:
         if not self.requires_execution:
             return super().get_solution(doc)
