@@ -30,10 +30,13 @@ def test_the_corpus_covers_every_language_and_shape() -> None:
         assert shape in shapes
 
 
-@pytest.mark.parametrize("language", sorted(LANGUAGES))
+@pytest.mark.parametrize(("language", "workers"), [*((language, []) for language in sorted(LANGUAGES)),
+                                                    ("python", ["-n", "2"])],
+                         ids=[*sorted(LANGUAGES), "python-xdist"])
 def test_every_reply_passes_end_to_end_through_a_chat_endpoint(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                                              language: str) -> None:
-    """Each problem's replies are the samples of one request (n), so each reply gets its own verdict."""
+                                                              language: str, workers: list[str]) -> None:
+    """Each problem's replies are the samples of one request (n), so each reply gets its own verdict; under xdist
+    the controller turns the replies into programs and sends them to the workers."""
     from pytest_codeeval.languages import get_language
 
     missing = get_language(LANGUAGES[language]).unavailable()
@@ -50,7 +53,7 @@ def test_every_reply_passes_end_to_end_through_a_chat_endpoint(pytester: pytest.
     with CannedChat(by_prompt) as server:
         result = pytester.runpytest(
             "--codeeval-model=openai:chat-model", "--codeeval-chat", f"--codeeval-base-url={server.url}",
-            f"--codeeval-n-samples={width}", f"--codeeval-tasks={tasks}", "--codeeval-report=r.json", "-p", "no:cacheprovider", *ids,
+            f"--codeeval-n-samples={width}", f"--codeeval-tasks={tasks}", "--codeeval-report=r.json", "-p", "no:cacheprovider", *ids, *workers,
         )
     data = json.loads((pytester.path / "r.json").read_text())
     verdicts = {
