@@ -178,7 +178,7 @@ def _python_continuation(target: Target, block: str) -> str | None:
     if one_line == function.lineno - 1:  # `def f(x): return x`: the statement shares its line
         text = " " * (function.col_offset + 4) + "".join(lines[first.lineno - 1 : last.end_lineno])[first.col_offset :]
     else:
-        text = "".join(lines[_start_line(lines, first, body is function.body) : last.end_lineno])
+        text = "".join(lines[_start_line(lines, first, body is not function.body) : last.end_lineno])
     body_indent = target.indent + "    "
     reply_indent = lines[first.lineno - 1][: first.col_offset] if one_line < 0 else " " * (function.col_offset + 4)
     own = _reindent(text, reply_indent, body_indent)
@@ -214,11 +214,11 @@ def _header_line(lines: list[str], node: ast.stmt) -> int:
     return node.lineno - 1 if line[: node.col_offset].strip() else -1
 
 
-def _start_line(lines: list[str], first: ast.stmt, whole: bool) -> int:
+def _start_line(lines: list[str], first: ast.stmt, after_docstring: bool) -> int:
     """The 0-based line where the kept body starts: just after the docstring (comments between it and the first
     statement stay), or the first statement's line when the body had no docstring."""
     start = first.lineno - 1
-    if whole:
+    if not after_docstring:
         return start
     while start > 0 and (not lines[start - 1].strip() or lines[start - 1].lstrip().startswith("#")):
         start -= 1
@@ -247,9 +247,11 @@ def _python_text_continuation(target: Target, code: str) -> str | None:
         body.append(line)
     text = "".join(body)
     quote = text.lstrip()[:3]
-    if quote in ('"""', "'''") and text.count(quote) >= 2:
-        text = text.split(quote, 2)[2].split("\n", 1)[1] if "\n" in text.split(quote, 2)[2] else ""
-    return _reindent(text, " " * indent + "    ", target.indent + "    ")
+    if quote in ('"""', "'''") and text.count(quote) >= 2:  # the repeated docstring: what follows its line
+        after = text.split(quote, 2)[2]
+        text = after.split("\n", 1)[1] if "\n" in after else ""
+    own = next((line[: len(line) - len(line.lstrip())] for line in text.splitlines() if line.strip()), "")
+    return _reindent(text, own, target.indent + "    ")
 
 
 def _reindent(text: str, old: str, new: str) -> str:
