@@ -226,6 +226,11 @@ def read_settings(config: pytest.Config) -> Settings:
             )
         instruction_tokens = (parts[0], parts[1], parts[2])
     _check_sampling(opt)
+    if n_samples > 1 and opt("codeeval_temperature") == 0:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"--codeeval-temperature=0 with --codeeval-n-samples={n_samples}: temperature 0 is greedy, so every sample "
+            "of a problem is the same and pass@k above 1 measures nothing; give a temperature such as 0.8"
+        ), stacklevel=2)
     generation = GenerationSettings(
         max_new_tokens=opt("codeeval_max_new_tokens"),
         n_samples=n_samples,

@@ -110,3 +110,12 @@ def test_bleu_thresholds_stay_on_their_own_scale(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("--codeeval-load-generations=g.jsonl", "--codeeval-tasks=humaneval",
                                 "--codeeval-fail-under=bleu=30")
     assert result.ret != pytest.ExitCode.USAGE_ERROR
+
+
+def test_sampling_at_temperature_zero_is_a_warning(pytester: pytest.Pytester) -> None:
+    """Harmless (the run is valid) but pointless: said once, the run goes on."""
+    result = pytester.runpytest("--codeeval-model=some-model", "--codeeval-n-samples=4", "--codeeval-temperature=0",
+                                "--collect-only", "-q", "--codeeval-limit=1")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*PytestConfigWarning: --codeeval-temperature=0 with --codeeval-n-samples=4: "
+                                 "temperature 0 is greedy*"])
