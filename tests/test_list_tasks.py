@@ -83,3 +83,17 @@ def test_verbose_keeps_the_wide_table(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--codeeval-list-tasks", "-v", "-k", "humanevalplus")
     result.stdout.fnmatch_lines(["task *metrics *size *dataset *source *lang *data *refs *description",
                                  "humanevalplus *pass@k *164 *evalplus/humanevalplus *builtin *Python *hub *yes *HumanEval*"])
+
+
+def test_a_project_task_is_one_line_whatever_its_description(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        "from pytest_codeeval.tasks import Task\n"
+        "class Own(Task):\n    name = 'own'\n    metrics = ('exact_match',)\n"
+        "    description = 'Answer with the city.\\n\\nOnly its name.'\n"
+        "    def get_dataset(self):\n        raise RuntimeError('loaded')\n"
+        "def pytest_codeeval_register_tasks(registry):\n    registry.add(Own)\n"
+    )
+    result = pytester.runpytest("--codeeval-list-tasks", "--codeeval-tasks=own")
+    assert result.ret == 0
+    assert listing(result)[1].split() == ["own", "Python", "own", "yes", "?", "Answer", "with", "the", "city.", "Only",
+                                          "its", "name."]

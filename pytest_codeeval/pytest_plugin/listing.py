@@ -30,6 +30,10 @@ class Row:
     data: str
     refs: str
 
+    @property
+    def description(self) -> str:
+        return " ".join(self.entry.description.split())  # one line, whatever the task's text holds
+
     def cells(self) -> tuple[str, ...]:
         size = "?" if self.entry.size is None else str(self.entry.size)
         return (self.entry.name, self.language, self.data, self.refs, size)
@@ -105,7 +109,7 @@ def narrow_lines(rows: list[Row], width: int) -> list[str]:
         pairs = zip(cells, widths, strict=True)
         text = "  ".join(cell.rjust(w) if i == 4 else cell.ljust(w) for i, (cell, w) in enumerate(pairs))
         if room >= MIN_DESCRIPTION:
-            description = "description" if row is None else row.entry.description
+            description = "description" if row is None else row.description
             text += "  " + (description if len(description) <= room else description[: room - 1] + "…")
         lines.append(text.rstrip())
     return lines
@@ -119,6 +123,6 @@ def wide_lines(rows: list[Row]) -> list[str]:
          r.data, r.refs) for r in rows
     ]
     widths = [max(len(cells[i]) for cells in table) for i in range(len(headers))]
-    descriptions = ["description", *(r.entry.description for r in rows)]
+    descriptions = ["description", *(r.description for r in rows)]
     return ["  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True)) + "  " + description
             for cells, description in zip(table, descriptions, strict=True)]
