@@ -95,5 +95,5 @@ def test_a_project_task_is_one_line_whatever_its_description(pytester: pytest.Py
     )
     result = pytester.runpytest("--codeeval-list-tasks", "--codeeval-tasks=own")
     assert result.ret == 0
-    assert listing(result)[1].split() == ["own", "Python", "own", "yes", "?", "Answer", "with", "the", "city.", "Only",
+    assert listing(result)[1].split() == ["own", "Python", "own", "no", "?", "Answer", "with", "the", "city.", "Only",
                                           "its", "name."]
