@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,58 @@ def _exports(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
     return tuple(pairs)
 
 
+def _check_sampling(opt: Any) -> None:
+    """Values no backend can use: said at configure, not as a server's HTTP 400 or a silent greedy run."""
+    temperature, top_p, top_k = opt("codeeval_temperature"), opt("codeeval_top_p"), opt("codeeval_top_k")
+    if not temperature >= 0:  # false for NaN too
+        raise CodeevalError(f"--codeeval-temperature={temperature}: expected 0 or more (0: greedy), e.g. 0.2")
+    if not 0 < top_p <= 1:
+        raise CodeevalError(f"--codeeval-top-p={top_p}: expected a probability above 0 and at most 1, e.g. 0.95")
+    if top_k < 0:
+        raise CodeevalError(f"--codeeval-top-k={top_k}: expected 0 (off) or a positive number of tokens")
+    if opt("codeeval_max_new_tokens") < 1:
+        raise CodeevalError(f"--codeeval-max-new-tokens={opt('codeeval_max_new_tokens')}: expected at least 1")
+    batch = opt("codeeval_batch_size")
+    if batch is not None and batch < 1:
+        raise CodeevalError(f"--codeeval-batch-size={batch}: expected at least 1 sequence")
+
+
+def _changed(value: Any, default: Any) -> list[str]:
+    """The options of a settings object (GenerationSettings, ModelOptions, ServerOptions) given other than their
+    defaults, as the command line spells them."""
+    names = {"base_urls": "base-url"}
+    return [
+        f"--codeeval-{names.get(f.name, f.name.replace('_', '-'))}"
+        for f in fields(value) if getattr(value, f.name) != getattr(default, f.name)
+    ]
+
+
+def _check_source(settings: Settings) -> None:
+    """Options that do nothing where nothing is generated (the reference, a generations file), and an OpenAI-
+    compatible model without an endpoint or a model name that is a typo: one line now, not a silent run."""
+    if settings.model == "reference" or settings.load_generations:
+        source = "--codeeval-model=reference" if settings.model == "reference" else "--codeeval-load-generations"
+        unused = (_changed(settings.generation, GenerationSettings()) + _changed(settings.model_options, ModelOptions())
+                  + _changed(settings.server, ServerOptions()))
+        if unused:
+            raise CodeevalError(
+                f"{', '.join(unused)}: nothing is generated with {source}, so "
+                f"{'these options do' if len(unused) > 1 else 'this option does'} nothing; remove "
+                f"{'them' if len(unused) > 1 else 'it'} (the report would record values that made no completion)"
+            )
+        return
+    if not settings.model:
+        return
+    from pytest_codeeval.generation.openai_backend import endpoint_urls, is_server_model
+
+    if is_server_model(settings.model):
+        endpoint_urls(settings.model, settings.server)
+    else:
+        from pytest_codeeval.generation.models import check_model_name
+
+        check_model_name(settings.model)
+
+
 def _server_options(opt: Any) -> ServerOptions:
     concurrency, timeout = opt("codeeval_concurrency"), opt("codeeval_request_timeout")
     retries = opt("codeeval_max_retries")
@@ -197,6 +249,12 @@ def read_settings(config: pytest.Config) -> Settings:
                 "<user>,<end>,<assistant>, as in bigcode-evaluation-harness"
             )
         instruction_tokens = (parts[0], parts[1], parts[2])
+    _check_sampling(opt)
+    if n_samples > 1 and opt("codeeval_temperature") == 0:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"--codeeval-temperature=0 with --codeeval-n-samples={n_samples}: temperature 0 is greedy, so every sample "
+            "of a problem is the same and pass@k above 1 measures nothing; give a temperature such as 0.8"
+        ), stacklevel=2)
     generation = GenerationSettings(
         max_new_tokens=opt("codeeval_max_new_tokens"),
         n_samples=n_samples,
@@ -226,6 +284,12 @@ def read_settings(config: pytest.Config) -> Settings:
             "--codeeval-devices and --codeeval-device-map: choose data parallel or model parallel, not both"
         )
     server = _server_options(opt)
+    for spec in opt("codeeval_tasks") or ():
+        if not spec.replace(",", "").strip():
+            raise CodeevalError(
+                f"--codeeval-tasks={spec!r}: names no task; give names or globs, e.g. --codeeval-tasks=humaneval,mbpp "
+                "(without the option a run selects humaneval and the project's own tasks)"
+            )
     tasks = tuple(t.strip() for spec in opt("codeeval_tasks") or () for t in spec.split(",") if t.strip())
     task_paths = tuple(Path(p) for p in (opt("codeeval_task_path") or ())) + tuple(
         Path(config.rootpath, p) for p in config.getini("codeeval_task_path")
@@ -278,6 +342,7 @@ def read_settings(config: pytest.Config) -> Settings:
         raise CodeevalError(
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
         )
+    _check_source(settings)
     if not settings.active and (settings.tasks or settings.report) and not (settings.list_tasks or settings.export):
         raise CodeevalError(
             "codeeval options were given without a source of completions: add --codeeval-model=NAME "

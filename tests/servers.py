@@ -144,3 +144,50 @@ class FaultProxy:
     def __exit__(self, *exc: object) -> None:
         if self.thread.is_alive():
             self.stop()
+
+
+class CannedChat:
+    """An OpenAI-compatible chat endpoint that answers from a script: each request gets, as its choices, the
+    replies of the first `replies` key that its user message contains (the task's prompt, say), cycled to `n`."""
+
+    def __init__(self, replies: dict[str, list[str]]) -> None:
+        self.replies = replies
+        self.seen: list[dict] = []
+        canned = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                canned.seen.append(body)
+                content = body["messages"][-1]["content"]
+                texts = next((texts for key, texts in canned.replies.items() if key in content), ["no script"])
+                n = int(body.get("n") or 1)
+                choices = [
+                    {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": texts[i % len(texts)]}}
+                    for i in range(n)
+                ]
+                payload = json.dumps({
+                    "id": "canned", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
+                    "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1},
+                }).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def __enter__(self) -> CannedChat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -31,7 +31,7 @@ def rows(task: str) -> list[dict]:
 
 
 def test_every_name_is_listed_without_loading_data(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     assert result.ret == 0
     listed = result.stdout.str()
     for name in FILES:
@@ -83,7 +83,7 @@ def test_missing_hub_names_the_local_file_option(pytester: pytest.Pytester) -> N
         pytest.skip("the hub answers here")
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=concode")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: could not load dataset 'code_x_glue_tc_text_to_code'*--codeeval-dataset=concode=PATH"])
+    result.stderr.fnmatch_lines(["ERROR: concode: no data here: *code_x_glue_tc_text_to_code*--codeeval-dataset=concode=PATH"])
 
 
 @pytest.mark.parametrize("task", ["conala", "concode", "codexglue_code_to_text-python", "codexglue_code_to_text-go",

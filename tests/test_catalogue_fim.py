@@ -26,7 +26,7 @@ def docs() -> list[dict]:
 
 
 def test_listed_and_reference_self_check(pytester: pytest.Pytester) -> None:
-    listed = pytester.runpytest("--codeeval-list-tasks").stdout.str()
+    listed = pytester.runpytest("--codeeval-list-tasks", "-v").stdout.str()
     assert "santacoder_fim" in listed and "starcoder_fim" in listed and "bigcode/santacoder-fim-task" in listed
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=*_fim", *DATASETS, "--codeeval-report=r.json",
                                 "--codeeval-strict")

@@ -24,7 +24,7 @@ def rows(stem: str) -> list[dict]:
 
 
 def test_listed_and_reference_self_check(pytester: pytest.Pytester) -> None:
-    listed = pytester.runpytest("--codeeval-list-tasks").stdout.str()
+    listed = pytester.runpytest("--codeeval-list-tasks", "-v").stdout.str()
     for name in FILES:
         assert f"humaneval-infilling-{name}" in listed
     assert "loubnabnl/humaneval_infilling:HumanEval-MultiLineInfilling" in listed

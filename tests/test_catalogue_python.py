@@ -33,7 +33,7 @@ def dataset_args(tasks: list[str]) -> list[str]:
 
 
 def test_every_name_is_listed_with_its_hub_dataset_and_size(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     lines = {line.split()[0]: line.split() for line in result.stdout.lines if line and line.split()[0] in NAMES}
     assert sorted(lines) == sorted(NAMES)
     assert lines["mbpp"][1:4] == ["pass@k", "500", "mbpp"]

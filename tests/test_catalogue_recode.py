@@ -27,7 +27,7 @@ def docs() -> list[dict]:
 
 
 def test_forty_names_are_listed(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     names = [line.split()[0] for line in result.stdout.lines if line.startswith("perturbed-humaneval-")]
     assert sorted(names) == sorted(f"perturbed-humaneval-{c}-num_seeds_{n}" for c in ("format", "func_name", "natgen", "nlaugmenter")
                                    for n in range(1, 11))

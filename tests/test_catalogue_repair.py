@@ -106,7 +106,7 @@ def test_python_bugs_answer_is_cut_to_the_correct_length_and_compared_exactly() 
 
 # -- the plugin ------------------------------------------------------------------------------------------------------
 def test_listed_with_hub_dataset_metrics_and_size(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     lines = {line.split()[0]: line.split() for line in result.stdout.lines if line and line.split()[0] in ROWS}
     assert lines["quixbugs"][1:4] == ["pass@k,problem-pass@k", "40", "Muennighoff/quixbugs"]
     assert lines["python_bugs"][1:4] == ["exact_match", "1000", "Muennighoff/python-bugs"]

@@ -39,7 +39,7 @@ def concert_singer(root: Path) -> Path:
 
 
 def test_listed_and_reference_self_check(pytester: pytest.Pytester) -> None:
-    assert "xlangai/spider" in pytester.runpytest("--codeeval-list-tasks").stdout.str()
+    assert "xlangai/spider" in pytester.runpytest("--codeeval-list-tasks", "-v").stdout.str()
     pytester.runpytest("--codeeval-model=reference", *ARGS, "--codeeval-strict").assert_outcomes(passed=5)
     metrics = report(pytester.path / "r.json")["tasks"]["spider"]["metrics"]
     assert metrics == {"nmt_bleu[smooth]": pytest.approx(1.0), "exact_match": 1.0}  # no databases: no execution match

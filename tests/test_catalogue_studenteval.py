@@ -83,11 +83,11 @@ def test_keyword_selects_prompts_and_reference_is_refused(pytester: pytest.Pytes
     result.assert_outcomes(passed=1)
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=studenteval", DATASET)
     out = result.stdout.str() + result.stderr.str()
-    assert result.ret != pytest.ExitCode.OK and "task 'studenteval' has no reference solutions" in out
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "studenteval: no reference solutions" in out
 
 
 def test_listed_and_rows_without_the_subset_flags_name_them(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     (line,) = [line.split() for line in result.stdout.lines if line.startswith("studenteval ")]
     assert line[1:4] == ["pass@k,group-pass@k", "1027", "wellesley-easel/StudentEval"]
     write_jsonl(pytester.path / "rows.jsonl", [{"problem": "add_up", "prompt": "def add_up(arr):", "assertions": ""}])

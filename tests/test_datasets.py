@@ -106,5 +106,5 @@ def test_a_task_that_loads_its_own_data_refuses_an_override(pytester: pytest.Pyt
 
 
 def test_list_tasks_shows_the_hub_dataset(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-list-tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v")
     result.stdout.fnmatch_lines(["task*metrics*size*dataset*source*", "humaneval*pass@k*164*openai_humaneval*builtin*"])

@@ -191,7 +191,7 @@ def test_prompt_and_postprocessing_are_bigcodes() -> None:
 
 
 def test_listed(pytester: pytest.Pytester) -> None:
-    listed = pytester.runpytest("--codeeval-list-tasks").stdout.str()
+    listed = pytester.runpytest("--codeeval-list-tasks", "-v").stdout.str()
     assert "mercury" in listed and "beyond@k" in listed
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from servers import FaultProxy, embedded_dir, free_port, transformers_serve
 
-from pytest_codeeval.generation.openai_backend import code_from_reply, normalize_url, retry_after
+from pytest_codeeval.generation.chat_reply import code_from_reply
+from pytest_codeeval.generation.openai_backend import normalize_url, retry_after
 
 pytestmark = pytest.mark.timeout(900)
 TOKENS = "--codeeval-max-new-tokens=16"
@@ -195,9 +196,9 @@ def test_the_key_comes_from_the_named_variable_and_never_reaches_the_report(pyte
 def test_reply_code_url_and_retry_after_parsing() -> None:
     prompt = 'def f(x):\n    """Twice x."""\n'
     assert code_from_reply('Sure:\n```python\ndef f(x):\n    """Twice x."""\n    return 2 * x\n```\nDone.', prompt) == "    return 2 * x\n"
-    assert code_from_reply('```python\nimport math\ndef f(x):\n    """Twice x."""\n    return x + x\n```', prompt) == "    return x + x\n"
-    assert code_from_reply("```\ndef f(x):\n    return 2 * x\n```", prompt) == "def f(x):\n    return 2 * x\n"
-    assert code_from_reply("return 2 * x", prompt) == "return 2 * x"
+    assert code_from_reply('```python\nimport math\ndef f(x):\n    """Twice x."""\n    return x + x\n```', prompt) == "    import math\n    return x + x\n"
+    assert code_from_reply("```\ndef f(x):\n    return 2 * x\n```", prompt) == "    return 2 * x\n"
+    assert code_from_reply("return 2 * x", prompt) == "    return 2 * x\n"
     assert normalize_url("http://h:8000") == "http://h:8000/v1" and normalize_url("http://h/api/v1/") == "http://h/api/v1"
     assert retry_after({"retry-after": "3"}) == 3.0 and retry_after({"retry-after-ms": "250"}) == 0.25
     assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0 and retry_after({}) is None

@@ -78,7 +78,7 @@ def write_tasks(pytester: pytest.Pytester) -> None:
 
 def test_list_tasks_loads_nothing(pytester: pytest.Pytester) -> None:
     write_tasks(pytester)
-    result = pytester.runpytest("--codeeval-list-tasks", "--codeeval-task-path=tasks")
+    result = pytester.runpytest("--codeeval-list-tasks", "-v", "--codeeval-task-path=tasks")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["task*metrics*size*source*description", "exploding*exact_match*?*conftest.py*",
                                  "humaneval*pass@k*164*builtin*", "sem*f1*2*tasks/sem*d", "t *exact_match*?*tasks/t.yaml*"])

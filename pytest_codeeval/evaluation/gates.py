@@ -50,7 +50,17 @@ def parse_spec(text: str, option: str) -> Spec:
         number = None
     if not sep or not metric.strip() or number is None or not math.isfinite(number) or number < 0:
         raise CodeevalError(f"{option}={text!r}: expected {SPEC_FORM}")
+    if number > 1 and is_fraction(metric.strip()):
+        raise CodeevalError(
+            f"{option}={text!r}: {metric.strip()} is a fraction from 0 to 1; for {number:g}% write "
+            f"{target}={number / 100:g}"
+        )
     return Spec(task.strip() or None, metric.strip(), number, text, option)
+
+
+def is_fraction(metric: str) -> bool:
+    """Metrics that lie between 0 and 1 (pass@k and its variants, exact match, accuracies); BLEU is 0-100."""
+    return "pass@" in metric or metric.startswith("exact_match") or "accuracy" in metric
 
 
 def parse_specs(texts: Sequence[str], option: str) -> list[Spec]:

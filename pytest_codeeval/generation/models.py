@@ -55,9 +55,25 @@ def _embedded(name: str) -> ModelSpec:
     return ModelSpec(name, str(gguf.parent), gguf.name, {"model": name, "weights": _fingerprint([gguf])})
 
 
+def check_model_name(name: str) -> None:
+    """A name a letter or two away from an embedded model's is a typo, not a hub id: said at once, before a load
+    would wait on the hub. A local path, a hub id with its organisation, or a name not that close goes on."""
+    import difflib
+
+    if name in EMBEDDED or "/" in name or os.path.exists(os.path.expanduser(name)):
+        return
+    close = difflib.get_close_matches(name.lower(), list(EMBEDDED), n=1, cutoff=0.85)
+    if close:
+        raise CodeevalError(
+            f"--codeeval-model={name}: no such model here; did you mean {close[0]} (the embedded model)? "
+            "A hub id names its organisation: ORG/NAME"
+        )
+
+
 def resolve_model(name: str, options: ModelOptions) -> ModelSpec:
     if name in EMBEDDED:
         return _embedded(name)
+    check_model_name(name)
     path = Path(name).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():

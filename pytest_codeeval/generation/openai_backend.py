@@ -13,7 +13,6 @@ import email.utils
 import os
 import queue
 import random
-import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -31,7 +30,6 @@ PER_ENDPOINT = 8  # default requests in flight per endpoint
 MAX_STOP = 4  # OpenAI's API rejects more stop sequences; the rest are cut here
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0  # seconds
 CHAT_INSTRUCTION = "Complete the following code. Reply with the whole code in one fenced code block.\n\n"
-FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
 
 def is_server_model(name: str) -> bool:
@@ -46,24 +44,17 @@ def normalize_url(url: str) -> str:
     return url.rstrip("/") if parts.path.strip("/") else url.rstrip("/") + "/v1"
 
 
-def code_from_reply(reply: str, prompt: str) -> str:
-    """A chat reply as a continuation of the task's prompt, which is what the task's post-processing expects.
-
-    The first fenced block (or the whole reply) is the code. Models usually repeat the prompt: the code after
-    it, or after the prompt's last line (a docstring's end), continues the prompt; otherwise the code is kept
-    whole (in Python a repeated `def` replaces the prompt's)."""
-    match = FENCE.search(reply)
-    code = match.group(1) if match else reply
-    newline = "" if prompt.endswith("\n") else "\n"
-    if prompt.strip() and prompt.strip() in code:
-        rest = code.split(prompt.strip(), 1)[1]
-        return rest[1:] if rest.startswith("\n") and not newline else rest
-    last = next((line.strip() for line in reversed(prompt.splitlines()) if line.strip()), "")
-    lines = code.splitlines(keepends=True)
-    anchors = [i for i, line in enumerate(lines) if last and line.strip() == last]
-    if anchors:
-        return newline + "".join(lines[anchors[-1] + 1 :])
-    return code
+def endpoint_urls(model: str, server: ServerOptions) -> tuple[str, ...]:
+    """The endpoints: --codeeval-base-url, else $OPENAI_BASE_URL. Never a hosted API by default: a run meant for a
+    local server that forgot the URL would send every prompt (and a key) to a paid service."""
+    urls = server.base_urls or tuple(filter(None, [os.environ.get("OPENAI_BASE_URL")]))
+    if not urls:
+        raise CodeevalError(
+            f"--codeeval-model={model}: no endpoint: pass --codeeval-base-url=URL (a local server, e.g. "
+            "http://localhost:8000/v1; OpenAI's API: --codeeval-base-url=https://api.openai.com/v1) "
+            "or set OPENAI_BASE_URL"
+        )
+    return urls
 
 
 def retry_after(headers: Any) -> float | None:
@@ -155,7 +146,7 @@ class OpenAIBackend:
                 "--codeeval-model=openai:MODEL: name the model the server serves, e.g. openai:gpt-4o-mini"
             )
         self.server = server
-        urls = server.base_urls or (os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",)
+        urls = endpoint_urls(model, server)
         key_env = server.api_key_env or "OPENAI_API_KEY"
         key = os.environ.get(key_env)
         if server.api_key_env and not key:
@@ -257,15 +248,16 @@ class OpenAIBackend:
     def _text(self, request: GenerationRequest, reply: str) -> str:
         from pytest_codeeval.tasks.base import stop_at_stop_words
 
-        if self.server.chat:
-            return code_from_reply(reply, request.prompt)
+        if self.server.chat:  # the whole reply: its code is taken out after the cache (solutions/model.py)
+            return reply
         return stop_at_stop_words(reply, request.stop_words)
 
     def _payload(self, request: GenerationRequest, n: int, settings: GenerationSettings) -> dict[str, Any]:
         payload: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_new_tokens}
         text = settings.prefix + request.prompt
         if self.server.chat:  # no stop strings: a chat template's text can match them at the reply's first token
-            payload["messages"] = [{"role": "user", "content": CHAT_INSTRUCTION + text}]
+            code = f"\n\n{request.answer_start}" if request.answer_start else ""  # the signature to complete
+            payload["messages"] = [{"role": "user", "content": CHAT_INSTRUCTION + text + code}]
         else:
             if settings.instruction_tokens:
                 user, end, assistant = settings.instruction_tokens

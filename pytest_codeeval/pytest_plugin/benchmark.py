@@ -12,10 +12,17 @@ from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.verdicts import executed, scored
 from pytest_codeeval.execution.job import ExecutionJob, execution_job
 from pytest_codeeval.execution.pool import ExecutionPool, default_jobs
-from pytest_codeeval.pytest_plugin.selection import keyword_may_match, keyword_tasks, lift_nodeid_args, nodeid_selected
+from pytest_codeeval.pytest_plugin.selection import (
+    keyword_may_match,
+    keyword_names,
+    keyword_tasks,
+    lift_nodeid_args,
+    nodeid_selected,
+)
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, make_source
+from pytest_codeeval.solutions.reference import ReferenceSource
 from pytest_codeeval.tasks import TaskRegistry
 from pytest_codeeval.tasks.base import Doc, Problem, Task
 
@@ -75,6 +82,14 @@ class Benchmark:
         named = set(self.registry.select(())) | set(keyword_tasks(self.config.option.keyword, self.registry.names()))
         return [name for name in self.registry.names() if name in named]
 
+    def named(self, name: str) -> bool:
+        """Whether the user named this task itself (`--codeeval-tasks=mbpp`, `-k mbpp`, a generations file's tasks),
+        not through a glob, a family or the default selection: what keeps a named task from running is a usage
+        error, while a matched one is skipped."""
+        if self.settings.tasks:
+            return name in self.settings.tasks
+        return isinstance(self.source, FileSource) or name.lower() in keyword_names(self.config.option.keyword)
+
     def may_execute(self) -> bool:
         """Whether a selected task may run programs (pass@k): what the header describes. Bad input is reported by
         collection, so here it counts as yes."""
@@ -125,6 +140,12 @@ class Benchmark:
     def problem_doc(self, task: str, problem_id: str) -> Doc:
         """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
         return self.problem(SampleKey(task, problem_id, 0)).doc
+
+    def without_solutions(self, task: Task, problems: list[Problem]) -> int:
+        """How many of these problems have no canonical solution, under --codeeval-model=reference (0 otherwise)."""
+        if not isinstance(self.source, ReferenceSource):
+            return 0
+        return sum(task.get_solution(problem.doc) is None for problem in problems)
 
     def show_full_failures(self) -> bool:
         return self.config.option.verbose > 0 or (len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3)

@@ -10,12 +10,14 @@ from typing import Any
 
 import pytest
 
-from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.errors import CodeevalError, DataUnavailable
 from pytest_codeeval.pytest_plugin import compat
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.reporting.failures import describe_failure
 from pytest_codeeval.samples import ROOT_NAME, SAMPLE_PREFIX, SampleKey, SampleRecord
 from pytest_codeeval.tasks.base import Problem
+
+NO_SOLUTIONS = "no reference solutions: --codeeval-model=reference cannot run it (see --codeeval-list-tasks)"
 
 
 def bad_input(collector: pytest.Collector, exc: CodeevalError) -> Exception:
@@ -63,8 +65,16 @@ class TaskCollector(pytest.Module):
             task = self.codeeval.task(self.name)
             reason = task.unsupported() or task.unavailable()
             problems = [] if reason else self.codeeval.problems(self.name)
+        except DataUnavailable as exc:  # named: a usage error; matched by a glob or family: skipped, the rest run
+            if self.codeeval.named(self.name):
+                raise bad_input(self, exc) from None
+            reason = exc.reason
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
+        if not reason and problems and self.codeeval.without_solutions(task, problems) == len(problems):
+            if self.codeeval.named(self.name):
+                raise bad_input(self, CodeevalError(f"{self.name}: {NO_SOLUTIONS}")) from None
+            reason = NO_SOLUTIONS
         if reason:
             pytest.skip(f"{self.name}: {reason}")
         for problem in problems:
@@ -81,6 +91,8 @@ class ProblemCollector(pytest.Collector):
     def collect(self) -> Iterator[pytest.Item]:
         task = self.codeeval.task(self.problem.task)
         reason = task.unavailable(self.problem.doc)
+        if not reason and self.codeeval.without_solutions(task, [self.problem]):
+            reason = "no reference solution for this problem (--codeeval-model=reference)"
         if reason:
             pytest.skip(f"{self.problem.task}: {reason}")
         for index in self.codeeval.source.sample_indices(task, self.problem):

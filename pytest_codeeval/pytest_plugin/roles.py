@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.errors import CodeevalError, DataUnavailable
 from pytest_codeeval.evaluation.gates import Baseline, read_baseline
 from pytest_codeeval.evaluation.outcome import RunFacts, RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
@@ -34,7 +34,7 @@ from pytest_codeeval.pytest_plugin.compat import (
 from pytest_codeeval.pytest_plugin.lookahead import Lookahead
 from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
-from pytest_codeeval.samples import SampleKey, SampleRecord
+from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, ModelSource
 
@@ -43,6 +43,7 @@ SOLUTIONS_COMMAND = "codeeval_solutions"  # controller to worker, on xdist's cha
 # sample (one that runs into its time limit), the pool goes further, one sample per idle executor (Collecting._feed).
 LOOKAHEAD_PER_JOB = 32
 MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
+MAX_NAMED_SKIPS = 8  # tasks named per reason in the summary's skipped lines without -v
 
 
 def make_role(config: pytest.Config, settings: Settings) -> Role:
@@ -100,8 +101,14 @@ class Role:
                 raise CodeevalError(f"{name}: {reason}")
         if isinstance(self.benchmark.source, FileSource):
             for name in names:
-                with contextlib.suppress(pytest.skip.Exception):  # a missing toolchain: collection reports the skip
+                try:
                     self.benchmark.problems(name)
+                except pytest.skip.Exception:  # a missing toolchain: collection reports the skip
+                    pass
+                except DataUnavailable:
+                    if self.benchmark.named(name):
+                        raise
+                    # matched by a glob: collection skips it
 
     def freeze(self) -> None:
         """Once the run's long-lived objects exist (items, problems, tasks; on the xdist controller, which collects
@@ -238,6 +245,7 @@ class Aggregating(Role):
         self.items_finished = 0
         self.outcome: RunOutcome | None = None
         self.lost: list[str] = []  # samples an xdist worker crashed on twice (Controller)
+        self.skipped_tasks: dict[str, str] = {}  # task -> why it was skipped as a whole
 
     def selection_known(self, n_items: int, keys: list[SampleKey]) -> None:
         """Collection is finished (here, or on every xdist worker alike): generate before any sample runs."""
@@ -259,8 +267,13 @@ class Aggregating(Role):
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Bad input found while collecting (here, or on an xdist worker): the run ends with its one line, exit 4."""
+        """Bad input found while collecting (here, or on an xdist worker): the run ends with its one line, exit 4.
+        A task skipped as a whole (no data here, a missing toolchain) is remembered for the summary."""
         _raise_bad_input(report)
+        task = report.nodeid.removeprefix(f"{ROOT_NAME}::")
+        if report.skipped and task != report.nodeid and "::" not in task and isinstance(report.longrepr, tuple):
+            reason = str(report.longrepr[2]).removeprefix("Skipped: ").removeprefix(f"{task}: ")
+            self.skipped_tasks[task] = reason
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -324,6 +337,8 @@ class Aggregating(Role):
             terminalreporter.write_sep("=", "codeeval summary")
             for text, colour in summary_lines(self.outcome):
                 terminalreporter.write_line(text, **({colour: True} if colour else {}))
+            for text in skipped_lines(self.skipped_tasks, self.config.option.verbose > 0):
+                terminalreporter.write_line(text, yellow=True)
         return result
 
 
@@ -411,6 +426,20 @@ class Worker(Collecting):
 
     def ends_with_run(self) -> bool:
         return True
+
+
+def skipped_lines(skipped: dict[str, str], verbose: bool) -> list[str]:
+    """Tasks skipped as a whole, one line per reason (the tasks that share it named; -v names them all)."""
+    by_reason: dict[str, list[str]] = {}
+    for task, reason in sorted(skipped.items()):
+        by_reason.setdefault(reason, []).append(task)
+    lines = []
+    for reason, tasks in by_reason.items():
+        shown = tasks if verbose or len(tasks) <= MAX_NAMED_SKIPS else tasks[:MAX_NAMED_SKIPS]
+        more = f" and {len(tasks) - len(shown)} more (-v names them)" if len(shown) < len(tasks) else ""
+        count = f"{len(tasks)} tasks" if len(tasks) > 1 else "task"
+        lines.append(f"codeeval: skipped {count} {', '.join(shown)}{more}: {reason}")
+    return lines
 
 
 def _raise_bad_input(report: pytest.CollectReport | pytest.TestReport) -> None:

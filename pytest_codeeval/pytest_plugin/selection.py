@@ -67,19 +67,21 @@ def keyword_may_match(
     return False
 
 
+def keyword_names(expression: str) -> set[str]:
+    """The identifiers of a `-k` expression, lowercased (pytest's -k ignores case)."""
+    try:
+        idents = keyword_idents(Expression.compile(expression)) if expression.strip() else None
+    except SyntaxError:
+        return set()
+    return {ident.lower() for ident in idents or ()}
+
+
 def keyword_tasks(expression: str, task_names: list[str]) -> list[str]:
     """The tasks a `-k` expression names, so that `-k mbpp` runs MBPP without `--codeeval-tasks`: a task whose name
     is one of its identifiers, or else a family whose names start with it and a dash or underscore
     (`-k multiple` is every multiple-* task, `-k ds1000` every DS-1000 subset). pytest's -k ignores case."""
-    expression = expression.strip()
-    if not expression:
-        return []
-    try:
-        idents = keyword_idents(Expression.compile(expression))
-    except SyntaxError:
-        return []  # pytest reports the bad expression itself
     named: list[str] = []
-    for ident in (i.lower() for i in idents or ()):
+    for ident in sorted(keyword_names(expression)):  # a bad expression has none: pytest reports it itself
         exact = [n for n in task_names if n.lower() == ident]
         family = [n for n in task_names if n.lower().startswith((ident + "-", ident + "_"))]
         named.extend(n for n in exact or family if n not in named)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_codeeval.generation.base import GenerationRequest
+from pytest_codeeval.generation.chat_reply import code_from_reply
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions.base import ProblemLookup, SolutionSource, TaskLookup
@@ -65,7 +67,10 @@ class ModelSource(SolutionSource):
         assert self._solutions is not None
         for request in requests:
             task, problem = task_of(request.key.task), problem_of(request.key)
-            raw = request.prompt + request.answer_start + completions[request.key].text
+            text = completions[request.key].text
+            if self._chat_reply(request):
+                text = code_from_reply(text, request.prompt + request.answer_start)
+            raw = request.prompt + request.answer_start + text
             self._solutions[request.key.nodeid] = task.postprocess_generation(raw, problem.position)
         report = stats.to_dict()
         if self._report is not None:  # a second pass: its counts add to the first's
@@ -74,6 +79,16 @@ class ModelSource(SolutionSource):
                     report[name] = report.get(name, 0) + self._report[name]
             report["tokens_per_second"] = round(report["tokens"] / report["seconds"], 2) if report["seconds"] else None
         self._report = report
+
+    def _chat_reply(self, request: GenerationRequest) -> bool:
+        """Whether the model's text is a chat reply (prose around code blocks), not a continuation of the prompt:
+        a server's chat endpoint, or a chat template with nothing put in the model's mouth (no answer start)."""
+        from pytest_codeeval.generation.openai_backend import is_server_model
+
+        if is_server_model(self.settings.model or ""):
+            return self.settings.server.chat
+        settings = request.settings or self.settings.generation
+        return settings.chat_template and not request.answer_start and request.suffix is None
 
     @property
     def prepared(self) -> bool:

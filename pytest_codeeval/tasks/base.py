@@ -222,6 +222,20 @@ class Task:
             raise TypeError(f"task {self.name!r}: an execution task's get_reference gives its tests as one text")
         return solution + "\n" + tests
 
+    def data_origin(self) -> str:
+        """Where the rows come from, known without loading them (--codeeval-list-tasks): "local" (a file given for
+        the task), "packaged" (shipped with this package or a dependency: runs offline), "hub" (a hub dataset,
+        downloaded once into its cache) or "own" (the task makes or finds its rows itself)."""
+        if self.dataset_override is not None:
+            return "local"
+        return "hub" if self.DATASET_PATH else "own"
+
+    def reference_solutions(self) -> str:
+        """Whether `get_solution` gives canonical solutions, known without the data (--codeeval-list-tasks, and what
+        --codeeval-model=reference can run): "yes", "some" (not every problem) or "no". A match task's reference
+        is its answer."""
+        return "yes" if not self.requires_execution or type(self).get_solution is not Task.get_solution else "no"
+
     def unsupported(self) -> str | None:
         """Why this task cannot run in this version at all (a prompt mode that needs a missing feature): named on the
         command line it is a usage error, matched by a glob it is skipped. None: it can run."""

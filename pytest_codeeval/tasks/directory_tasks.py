@@ -117,6 +117,9 @@ class DirectoryTask(Task):
     def __init__(self) -> None:
         super().__init__(stop_words=STOP_WORDS, requires_execution=False)
 
+    def data_origin(self) -> str:
+        return "local"
+
     def get_dataset(self) -> Sequence[Doc]:
         docs = []
         for program in find_programs(self.directory, self.meta):

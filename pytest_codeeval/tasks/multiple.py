@@ -50,6 +50,13 @@ class MultiPLE(Task):
             return rows(self.lang, self.source)
         return self.hub_rows()
 
+    def data_origin(self) -> str:
+        """The rows are translated here offline from MultiPL-E's shipped originals (the hub's when it answers)."""
+        return "packaged" if self.dataset_override is None else super().data_origin()
+
+    def reference_solutions(self) -> str:
+        return "no"  # neither the hub's rows nor the translation carry solutions (a local file's rows may)
+
     def problem_id(self, doc: Doc, index: int) -> str:
         return str(doc.get("name", index))
 

@@ -159,10 +159,26 @@ class TaskRegistry:
         return chosen
 
     def unknown(self, name: str) -> str:
-        """The message for a task name that is not registered: the closest names, and how to list them all."""
-        close = [n for n in self.names() if name.lower() in n.lower() or n.lower() in name.lower()]
-        hint = f" (did you mean {', '.join(close[:5])}?)" if close else ""
-        return (
-            f"unknown task {name!r}{hint}; known tasks: {', '.join(self.names()) or 'none'}. "
-            "List them with: pytest --codeeval-list-tasks"
-        )
+        """The message for a task name that is not registered: the closest names, and where the list is."""
+        close = suggestions(name, self.names())
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return f"unknown task {name!r}{hint} (pytest --codeeval-list-tasks lists the {len(self._entries)} known tasks)"
+
+
+def suggestions(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """Known names close to a mistyped one: spelled alike (difflib), or the same once case, `_`/`-` and `+`
+    ("plus": `humaneval+` is `humanevalplus`) are set aside."""
+    import difflib
+
+    def key(text: str) -> str:
+        return text.lower().replace("+", "plus").replace("_", "-")
+
+    by_key = {key(k): k for k in known}
+    wanted = key(name)
+    if wanted in by_key:
+        return [by_key[wanted]]
+    family = [k for k in by_key if k.startswith((wanted + "-", wanted + "_"))]
+    if family:  # `apps`: the family's glob
+        return [f"'{by_key[family[0]][: len(wanted)]}-*' (the {len(family)} tasks of the family)"]
+    close = difflib.get_close_matches(wanted, list(by_key), n=n, cutoff=0.75)
+    return [by_key[c] for c in close]

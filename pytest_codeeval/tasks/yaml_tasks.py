@@ -63,7 +63,7 @@ class YamlTask(Task):
 
             if "data_files" in kwargs:
                 kwargs["data_files"] = resolve_data_files(kwargs["data_files"], self.path.parent)
-            docs = load_hf_dataset(cfg["dataset_path"], cfg.get("dataset_name"), split, **kwargs)
+            docs = load_hf_dataset(cfg["dataset_path"], cfg.get("dataset_name"), split, task=self.name, **kwargs)
         process = cfg.get("process_docs")
         if process is not None:
             docs = process(_as_dataset(docs))
@@ -140,6 +140,13 @@ class YamlTask(Task):
 
     def judge_data(self, doc: Doc) -> str | None:
         return self._render("test", doc) if self.runner else None
+
+    def data_origin(self) -> str:
+        local = self.config["dataset_path"] in LOCAL_FORMATS and self.dataset_override is None
+        return "local" if local else super().data_origin()
+
+    def reference_solutions(self) -> str:
+        return "yes" if not self.requires_execution or self.config.get("doc_to_target") else "no"
 
     def get_solution(self, doc: Doc) -> str | None:
         if not self.requires_execution:
