@@ -65,7 +65,7 @@ def test_language_data_and_references(pytester: pytest.Pytester) -> None:
     assert listed["humanevalplus"][1:4] == ["Python", "hub", "yes"]
     assert listed["mbpp"][1:4] == ["Python", "hub", "yes"]
     assert listed["multiple-lua"][1:4] == ["Lua", "packaged", "no"]
-    assert listed["multiple-mbpp-java"][1:4] == ["Java", "hub", "no"]
+    assert listed["multiple-mbpp-java"][1:4] == ["Java", "packaged", "no"]  # MultiPL-E's MBPP originals ship too
     assert listed["apps-introductory"][1:4] == ["Python", "hub", "some"]
     assert listed["conala"][3] == "yes"  # a match task: the reference is the answer
 
