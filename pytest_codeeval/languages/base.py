@@ -14,14 +14,19 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_codeeval.runners.base import Runner
+from pytest_codeeval.runners.base import Outcome, Runner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+
+if TYPE_CHECKING:
+    from pytest_codeeval.languages.proof import Proven
 
 BUILD_CPU_SECONDS = 60.0  # the compiler's CPU limit, apart from the program's
 MARK = "@@codeeval:"  # the script's own lines on stderr; a program that forges one can only fail itself
 BUILD_FAILED = 97  # the script's exit status when the build step failed
+# the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
+UNPROVEN = "ok (exit status only: the tests' completion is not proven for this program's form)"
 
 
 class Language(Runner):
@@ -98,6 +103,9 @@ class Language(Runner):
 
     def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
         source = self.source_name(program)
+        proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
+        if proven is not None:
+            program = proven.text
         limits = self.limits(limits)
         if self.build_commands(source):
             build = max(BUILD_CPU_SECONDS, limits.cpu_seconds)
@@ -106,11 +114,19 @@ class Language(Runner):
             sandbox_limits = replace(limits, wall_seconds=limits.wall_bound() + 5)
         files = (
             (source, program.encode("utf-8", "surrogatepass")),
+            *((name, text.encode()) for name, text in (proven.files if proven else ())),
             (".run.sh", self.script(source, limits, program).encode()),
         )
         return ExecRequest(
-            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=sandbox_limits, network=network
+            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=sandbox_limits, network=network,
+            proof=proven is not None,
         )
+
+    def proof(self, program: str) -> Proven | None:
+        """`program` as built for execution with its epilogue, which proves that the tests ran to their end and that
+        their assertions still fail (languages/proof.py); None where this program's tests are in no form the language
+        knows, and only its exit status decides (the detail of its pass says so)."""
+        return None
 
     # -- runner: what happened ---------------------------------------------------------------------------------
     def classify(self, result: ExecResult) -> tuple[str, str]:
@@ -140,8 +156,20 @@ class Language(Runner):
             return "timeout", "timed out"
         if result.exit_code == 0 and not result.signal:
             failure = self.failure_despite_success(result)
-            return ("failed", failure) if failure else ("passed", "ok")
+            if failure:
+                return "failed", failure
+            if not result.completed:  # the epilogue after the tests never reported: an exit, or a disabled assert
+                from pytest_codeeval.languages.proof import unfinished
+
+                return "failed", unfinished(err)
+            return "passed", "ok"
         return "failed", self.runtime_error(result)
+
+    def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:
+        outcome = super().execute(request, executor, limits)
+        if outcome.status == "passed" and request.argv and not request.proof:
+            outcome.detail = UNPROVEN
+        return outcome
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         """Some harnesses report a failure on a zero exit status (MultiPL-E's Perl checks for ERROR)."""
