@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_codeeval.languages import cache_dir
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
@@ -20,6 +21,33 @@ _RENAMED = {"operator": "op", "strlen": "string_length"}
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
+_MAIN = re.compile(r"\bint\s+main\s*\([^)]*\)")
+# The false `assert` runs in a forked child (it aborts the process it runs in): the child must die of it.
+CPP_PROOF = f"""
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+void codeeval_proof() {{
+    pid_t codeeval_child = fork();
+    if (codeeval_child == 0) {{
+        dup2(open("/dev/null", O_WRONLY), 2);
+        volatile int codeeval_one = 1;
+        assert(codeeval_one == 2);
+        _exit(0);
+    }}
+    int codeeval_status = 0;
+    if (codeeval_child < 0 || waitpid(codeeval_child, &codeeval_status, 0) < 0
+        || (WIFEXITED(codeeval_status) && WEXITSTATUS(codeeval_status) == 0)) {{
+        fputs("\\n{disabled_line()}\\n", stderr);
+        return;
+    }}
+    char codeeval_token[64];
+    ssize_t codeeval_read = read(4, codeeval_token, sizeof codeeval_token);
+    if (codeeval_read > 0 && write(3, codeeval_token, codeeval_read) < 0) {{
+        fputs("the completion pipe is closed\\n", stderr);
+    }}
+}}
+"""
 _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?:\s+what\(\):\s*(.*))?")
 
 
@@ -43,6 +71,12 @@ class Cpp(TypedLanguage):
 
     def run_command(self, source: str) -> list[str]:
         return ["./program"]
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main` (the program's last function; a failed `assert` aborts before it), a
+        call of the epilogue defined after the program, where the tests' `assert` macro is still the one in force."""
+        proven = in_last_body(program, _MAIN, "    void codeeval_proof(); codeeval_proof();")
+        return append(proven.text, CPP_PROOF) if proven else None
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _ASSERT.search(result.stderr)
