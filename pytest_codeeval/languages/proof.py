@@ -62,7 +62,7 @@ def replace_tail(program: str, last: re.Pattern[str], replacement: str) -> Prove
     match = last.search(program)
     if match is None:
         return None
-    return Proven(program[: match.start()] + match.expand(replacement) + "\n")
+    return Proven(program[: match.start()] + "\n" + replacement.strip("\n") + "\n")
 
 
 def in_last_body(program: str, header: re.Pattern[str], epilogue: str, at_start: str = "") -> Proven | None:
