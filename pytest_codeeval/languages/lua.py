@@ -7,7 +7,7 @@ import subprocess
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, docstring_comment
-from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 # luaunit's report of a failed check: "program.lua:12: expected: 3, actual: 4", or a table per line when long
@@ -27,7 +27,9 @@ do
     TESTS = function(...) codeeval_tests(...); codeeval_ran = true end
 end
 local codeeval_failures = lu.LuaUnit.run()
-if codeeval_failures == 0 and codeeval_ran then
+if codeeval_failures == 0 and not codeeval_ran then
+    io.stderr:write("\\n{skipped_line()}\\n")
+elseif codeeval_failures == 0 then
     if pcall(lu.assertEquals, 1, 2) then
         io.stderr:write("\\n{disabled_line()}\\n")
     else

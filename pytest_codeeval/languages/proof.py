@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from pytest_codeeval.languages.base import MARK
 
 DISABLED = "assertions-disabled"  # the epilogue's line (after MARK) when a false assertion did not fail
+SKIPPED = "tests-skipped"  # its line when the test runner reported no failure but did not run every test
 TOKEN_IN = "/proc/self/fd/4"  # for languages that open paths: a pipe reopened through /proc is the same pipe
 DONE_OUT = "/proc/self/fd/3"
 UNFINISHED = "exited before its tests finished (exit status 0 without the tests' completion report)"
 NEUTERED = "assertions disabled: a false assertion did not fail after the tests"
+NOT_RUN = "tests not run: the test runner reported no failure but did not run every test"
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,19 @@ class Proven:
 
 def unfinished(stderr: str) -> str:
     """The detail of a run that exited with 0 without its completion token."""
-    return NEUTERED if MARK + DISABLED in stderr else UNFINISHED
+    if MARK + DISABLED in stderr:
+        return NEUTERED
+    return NOT_RUN if MARK + SKIPPED in stderr else UNFINISHED
 
 
 def disabled_line() -> str:
     """What an epilogue writes on stderr when the false assertion did not fail."""
     return MARK + DISABLED
+
+
+def skipped_line() -> str:
+    """What an epilogue writes on stderr when the runner skipped, excluded or filtered out tests."""
+    return MARK + SKIPPED
 
 
 def append(program: str, epilogue: str) -> Proven:
