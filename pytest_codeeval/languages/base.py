@@ -155,14 +155,15 @@ class Language(Runner):
             # around a looping function; its time is counted at the kernel's ticks, a little short of the limit
             return "timeout", "timed out"
         if result.exit_code == 0 and not result.signal:
-            failure = self.failure_despite_success(result)
+            from pytest_codeeval.languages.proof import unfinished
+
+            # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
+            # the runtime's own report of a failure; else, without the epilogue's token, the tests never finished
+            said = unfinished(err) if not result.completed else None
+            failure = said if said and MARK in err else self.failure_despite_success(result)
             if failure:
                 return "failed", failure
-            if not result.completed:  # the epilogue after the tests never reported: an exit, or a disabled assert
-                from pytest_codeeval.languages.proof import unfinished
-
-                return "failed", unfinished(err)
-            return "passed", "ok"
+            return ("failed", said) if said else ("passed", "ok")
         return "failed", self.runtime_error(result)
 
     def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.coerced import CoercedLanguage
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import parts
 from pytest_codeeval.sandbox.api import ExecResult
@@ -18,6 +19,17 @@ from pytest_codeeval.sandbox.api import ExecResult
 _SCALARS = {"int": "Int", "float": "Float", "bool": "Bool", "str": "String"}
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
+
+
+_TESTS_END = re.compile(r"^main = do\n(?:  .*\n)*  pure \(\)\s*$", re.MULTILINE)
+# One more statement at the end of the tests' `main` (a failed test is `error`, which ends the program before it).
+# With Prelude's functions only (a completion cannot import): `error` itself cannot be redefined (a definition of
+# it is an ambiguous occurrence), so there is no assertion mechanism to check.
+HASKELL_PROOF = f"""  codeevalProof
+
+codeevalProof :: IO ()
+codeevalProof = readFile "{TOKEN_IN}" >>= appendFile "{DONE_OUT}"
+"""
 
 
 def camel_case(name: str) -> str:
@@ -71,6 +83,10 @@ class Haskell(CoercedLanguage):
                 return "assertion failed"
             return f"exception: {message}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """A last statement of the tests' `main = do` block (the program's end), and its definition after it."""
+        return append(program, HASKELL_PROOF) if _TESTS_END.search(program) else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:

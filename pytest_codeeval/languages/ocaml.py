@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.coerced import CoercedLanguage
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import parts
 from pytest_codeeval.sandbox.api import ExecResult
@@ -17,6 +18,26 @@ _SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "string"}
 _LOCATION = re.compile(r'^File "[^"]*", line (\d+), characters [\d-]+:', re.MULTILINE)
 _ASSERT = re.compile(r'^Exception: Assert_failure\s*\("[^"]*", (\d+), \d+\)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^Exception: (.*?)\.?$", re.MULTILINE)
+
+
+_TESTS = re.compile(r"^let assertions =", re.MULTILINE)
+# After the tests' phrase (a failed `assert` raises out of it and the toplevel stops): `assert` is a keyword, but
+# `=` (the tests' comparison) can be redefined, so the false assertion uses it
+OCAML_PROOF = f"""
+;;
+let () =
+  let codeeval_one = int_of_string "1" in
+  if (try assert (codeeval_one = 2); true with Assert_failure _ -> false) then
+    prerr_string "\\n{disabled_line()}\\n"
+  else begin
+    let codeeval_in = Stdlib.open_in_bin "{TOKEN_IN}" in
+    let codeeval_out = Stdlib.open_out_gen [Open_wronly; Open_append; Open_binary] 0 "{DONE_OUT}" in
+    let codeeval_token = Bytes.create 64 in
+    Stdlib.output codeeval_out codeeval_token 0 (Stdlib.input codeeval_in codeeval_token 0 64);
+    Stdlib.close_out codeeval_out
+  end
+;;
+"""
 
 
 class OCaml(CoercedLanguage):
@@ -49,6 +70,10 @@ class OCaml(CoercedLanguage):
         if raised:
             return f"exception: {raised.group(1)[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `let assertions = ...` phrase, the program's last."""
+        return append(program, OCAML_PROOF) if _TESTS.search(program) else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
