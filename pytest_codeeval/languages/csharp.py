@@ -11,6 +11,7 @@ import re
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.translate import Untranslatable
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -29,6 +30,40 @@ _USINGS = (
 )
 _ASSERT_FAILED = "System.Diagnostics.DefaultTraceListener.Fail"
 _UNHANDLED = re.compile(r"^Unhandled Exception:\s*\n?([\w.]+)(?::\s*(.*))?$", re.MULTILINE)
+
+
+_MAIN = re.compile(r"\bstatic\s+void\s+Main\s*\([^)]*\)")
+# A failed Debug.Assert does not end the program: a listener of ours, added when the tests' Main starts, counts the
+# failures; at its end, none may have failed, and a false Debug.Assert (its report to stderr muted) must reach the
+# listener (a program that cleared Trace.Listeners removed it)
+CSHARP_START = " System.Diagnostics.Trace.Listeners.Add(new CodeevalListener());"
+CSHARP_END = f"""    {{
+        int codeevalOne = int.Parse("1");
+        int codeevalFailures = CodeevalListener.Failures;
+        var codeevalError = Console.Error;
+        Console.SetError(System.IO.TextWriter.Null);
+        System.Diagnostics.Debug.Assert(codeevalOne == 2);
+        Console.SetError(codeevalError);
+        if (CodeevalListener.Failures != codeevalFailures + 1) {{
+            Console.Error.WriteLine("{disabled_line()}");
+        }} else if (codeevalFailures == 0) {{
+            var codeevalToken = new byte[64];
+            int codeevalRead;
+            using (var codeevalIn = new System.IO.FileStream("{TOKEN_IN}", System.IO.FileMode.Open, System.IO.FileAccess.Read))
+                codeevalRead = codeevalIn.Read(codeevalToken, 0, 64);
+            using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", System.IO.FileMode.Open, System.IO.FileAccess.Write))
+                codeevalOut.Write(codeevalToken, 0, codeevalRead);
+        }}
+    }}"""
+CSHARP_LISTENER = """
+class CodeevalListener : System.Diagnostics.TraceListener {
+    public static int Failures;
+    public override void Write(string message) {}
+    public override void WriteLine(string message) {}
+    public override void Fail(string message) { Failures++; }
+    public override void Fail(string message, string detail) { Failures++; }
+}
+"""
 
 
 def pascal_case(name: str) -> str:
@@ -75,6 +110,11 @@ class CSharp(TypedLanguage):
             if ": error CS" in line:
                 return line.split(": ", 1)[-1].strip()[:300]
         return super().compile_error(log)
+
+    def proof(self, program: str) -> Proven | None:
+        """Our listener added at the start of the tests' `Main` (the program's last method), the proof at its end."""
+        proven = in_last_body(program, _MAIN, CSHARP_END, at_start=CSHARP_START)
+        return append(proven.text, CSHARP_LISTENER) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:

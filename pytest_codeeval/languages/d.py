@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import parts
 from pytest_codeeval.sandbox.api import ExecResult
@@ -22,6 +23,26 @@ TYPECONS = "import std.typecons;\n"
 _TYPECONS_FROM = {"HumanEval_": "HumanEval_107_even_odd_palindrome", "mbpp_": "mbpp_106_add_lists"}
 _ASSERT = re.compile(r"^(\S+\(\d+\)): \[unittest\] (.*)$", re.MULTILINE)
 _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
+
+
+_MAIN = re.compile(r"\bvoid\s+main\s*\(\s*\)")
+# In the tests' `void main(){}`, which runs after every unittest passed: `assert` (whose failure handler a program
+# may replace) must throw on a false condition
+D_PROOF = f"""    {{
+        import core.exception : AssertError;
+        import core.stdc.stdio : fputs, stderr;
+        import core.sys.posix.unistd : read, write;
+        import std.conv : to;
+        int codeevalOne = "1".to!int;
+        bool codeevalFailed = false;
+        try {{ assert(codeevalOne == 2); }} catch (AssertError) {{ codeevalFailed = true; }}
+        if (!codeevalFailed) {{ fputs("\\n{disabled_line()}\\n", stderr); }}
+        else {{
+            ubyte[64] codeevalToken;
+            auto codeevalRead = read(4, codeevalToken.ptr, codeevalToken.length);
+            if (codeevalRead > 0 && write(3, codeevalToken.ptr, codeevalRead) < 0) {{ fputs("no pipe\\n", stderr); }}
+        }}
+    }}"""
 
 
 class D(Language):
@@ -53,6 +74,12 @@ class D(Language):
         if match := _THROWN.search(report):
             return f"exception: {match.group(1)}: {match.group(3).strip()[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """In the tests' `void main(){}`, the program's last function, which the runtime then runs after the
+        unittests (by default a unittest build runs only them)."""
+        proven = in_last_body(program, _MAIN, D_PROOF)
+        return append(proven.text, 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];') if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_codeeval.languages.translate import Untranslatable
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -27,6 +28,24 @@ _SCALAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:aut
 def camel_case(name: str) -> str:
     first, *rest = name.split("_")
     return first + "".join(part.title() for part in rest)
+
+
+_MAIN = re.compile(r"\bdef\s+main\s*\(\s*\w+\s*:\s*Array\[String\]\s*\)")
+# At the end of the tests' `main` (a failed `assert` throws out of it): the `assert` in scope there (Predef's, or
+# one the program defined in the object) must throw on a false condition
+SCALA_PROOF = f"""    {{
+      val codeevalOne = "1".toInt
+      val codeevalFailed = try {{ assert(codeevalOne == 2); false }} catch {{ case _: java.lang.AssertionError => true }}
+      if (!codeevalFailed) System.err.println("{disabled_line()}")
+      else {{
+        val codeevalIn = new java.io.FileInputStream("{TOKEN_IN}")
+        val codeevalOut = new java.io.FileOutputStream("{DONE_OUT}")
+        val codeevalToken = new Array[Byte](64)
+        val codeevalRead = codeevalIn.read(codeevalToken)
+        if (codeevalRead > 0) codeevalOut.write(codeevalToken, 0, codeevalRead)
+        codeevalOut.close()
+      }}
+    }}"""
 
 
 class Scala(TypedLanguage):
@@ -66,6 +85,10 @@ class Scala(TypedLanguage):
             if ": error: " in line:
                 return line.split(": error: ", 1)[1].strip()[:300]
         return super().compile_error(log)
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main`, the program's last method."""
+        return in_last_body(program, _MAIN, SCALA_PROOF)
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
