@@ -12,7 +12,6 @@ from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
-
 _TESTS_CALLED = re.compile(r"\nrun_test\s*$")
 # The tests' failures end the script through `set -e` (a `set` the program redefined would not set it) and `[[`; an
 # alias expanded in place of `run_test` would skip them. The token is copied with builtins, by descriptor.

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language
-from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.java import Java
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult
 

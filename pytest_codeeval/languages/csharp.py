@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, in_last_body
+from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -49,9 +49,10 @@ CSHARP_END = f"""    {{
         }} else if (codeevalFailures == 0) {{
             var codeevalToken = new byte[64];
             int codeevalRead;
-            using (var codeevalIn = new System.IO.FileStream("{TOKEN_IN}", System.IO.FileMode.Open, System.IO.FileAccess.Read))
+            var codeevalOpen = System.IO.FileMode.Open;
+            using (var codeevalIn = new System.IO.FileStream("{TOKEN_IN}", codeevalOpen, System.IO.FileAccess.Read))
                 codeevalRead = codeevalIn.Read(codeevalToken, 0, 64);
-            using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", System.IO.FileMode.Open, System.IO.FileAccess.Write))
+            using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", codeevalOpen, System.IO.FileAccess.Write))
                 codeevalOut.Write(codeevalToken, 0, codeevalRead);
         }}
     }}"""

@@ -40,7 +40,7 @@ D_PROOF = f"""    {{
         else {{
             ubyte[64] codeevalToken;
             auto codeevalRead = read(4, codeevalToken.ptr, codeevalToken.length);
-            if (codeevalRead > 0 && write(3, codeevalToken.ptr, codeevalRead) < 0) {{ fputs("no pipe\\n", stderr); }}
+            if (codeevalRead > 0 && write(3, codeevalToken.ptr, codeevalRead) < 0) {{ fputs("closed\\n", stderr); }}
         }}
     }}"""
 

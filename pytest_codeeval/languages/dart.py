@@ -11,8 +11,8 @@ import re
 import shutil
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
+from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import Call, Tup, TypedLanguage, parts
 from pytest_codeeval.sandbox.api import ExecResult
 

@@ -58,7 +58,8 @@ func TestMain(m *codeevalTesting.M) {{
 			t.Errorf("expected '%v', got '%v'", 2, 1)
 		}}
 	}}
-	works := !codeevalTesting.RunTests(all, []codeevalTesting.InternalTest{{{{Name: "TestCodeevalFalse", F: falseCase}}}})
+	check := []codeevalTesting.InternalTest{{{{Name: "TestCodeevalFalse", F: falseCase}}}}
+	works := !codeevalTesting.RunTests(all, check)
 	codeevalOs.Stdout = stdout
 	if !works {{
 		codeevalFmt.Fprintln(codeevalOs.Stderr, "{disabled_line()}")

@@ -10,7 +10,6 @@ from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
-
 _TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
 # Test::Deep's eq_deeply (the tests' comparison) must still tell 1 from 2; the token copied by descriptor
 PERL_PROOF = f"""

@@ -16,7 +16,11 @@ _TESTS_CALLED = re.compile(r"\ntest\(\);\s*$")
 # the tests' failure is a thrown Exception: one thrown for a false comparison must be caught as one
 PHP_PROOF = f"""
 $codeeval_failed = false;
-try {{ if (1 !== 2) {{ throw new Exception("Test failed!"); }} }} catch (Exception $codeeval_error) {{ $codeeval_failed = true; }}
+try {{
+    if (intval("1") !== 2) {{ throw new Exception("Test failed!"); }}
+}} catch (Exception $codeeval_error) {{
+    $codeeval_failed = true;
+}}
 if (!$codeeval_failed) {{
     fwrite(STDERR, "\\n{disabled_line()}\\n");
 }} else {{

@@ -12,8 +12,8 @@ import shutil
 from functools import lru_cache
 from typing import Any
 
-from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
+from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -35,7 +35,8 @@ _MAIN = re.compile(r"\bdef\s+main\s*\(\s*\w+\s*:\s*Array\[String\]\s*\)")
 # one the program defined in the object) must throw on a false condition
 SCALA_PROOF = f"""    {{
       val codeevalOne = "1".toInt
-      val codeevalFailed = try {{ assert(codeevalOne == 2); false }} catch {{ case _: java.lang.AssertionError => true }}
+      val codeevalFailed =
+        try {{ assert(codeevalOne == 2); false }} catch {{ case _: java.lang.AssertionError => true }}
       if (!codeevalFailed) System.err.println("{disabled_line()}")
       else {{
         val codeevalIn = new java.io.FileInputStream("{TOKEN_IN}")

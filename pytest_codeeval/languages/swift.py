@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.proof import Proven, append
+from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import Call, Tup, TypedLanguage, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
