@@ -28,6 +28,7 @@ _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
 _MAIN = re.compile(r"\bvoid\s+main\s*\(\s*\)")
 # In the tests' `void main(){}`, which runs after every unittest passed: `assert` (whose failure handler a program
 # may replace) must throw on a false condition
+D_RUN_MAIN = 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];'
 D_PROOF = f"""    {{
         import core.exception : AssertError;
         import core.stdc.stdio : fputs, stderr;
@@ -79,7 +80,7 @@ class D(Language):
         """In the tests' `void main(){}`, the program's last function, which the runtime then runs after the
         unittests (by default a unittest build runs only them)."""
         proven = in_last_body(program, _MAIN, D_PROOF)
-        return append(proven.text, 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];') if proven else None
+        return append(proven.text, D_RUN_MAIN) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
