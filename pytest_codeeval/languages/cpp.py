@@ -22,8 +22,10 @@ _RENAMED = {"operator": "op", "strlen": "string_length"}
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
 _MAIN = re.compile(r"\bint\s+main\s*\([^)]*\)")
+_ASSERT_INCLUDED = re.compile(r"^\s*#\s*include\s*[<\"](?:assert\.h|cassert|bits/stdc\+\+\.h)[>\"]", re.MULTILINE)
 # The false `assert` runs in a forked child (it aborts the process it runs in): the child must die of it.
 CPP_PROOF = f"""
+#include <cstdio>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +77,8 @@ class Cpp(TypedLanguage):
     def proof(self, program: str) -> Proven | None:
         """At the end of the tests' `main` (the program's last function; a failed `assert` aborts before it), a
         call of the epilogue defined after the program, where the tests' `assert` macro is still the one in force."""
+        if not _ASSERT_INCLUDED.search(program):  # no `assert` of the tests' to check (and none of ours to include)
+            return None
         proven = in_last_body(program, _MAIN, "    void codeeval_proof(); codeeval_proof();")
         return append(proven.text, CPP_PROOF) if proven else None
 

@@ -40,12 +40,12 @@ CSHARP_START = " System.Diagnostics.Trace.Listeners.Add(new CodeevalListener());
 CSHARP_END = f"""    {{
         int codeevalOne = int.Parse("1");
         int codeevalFailures = CodeevalListener.Failures;
-        var codeevalError = Console.Error;
-        Console.SetError(System.IO.TextWriter.Null);
+        var codeevalError = System.Console.Error;
+        System.Console.SetError(System.IO.TextWriter.Null);
         System.Diagnostics.Debug.Assert(codeevalOne == 2);
-        Console.SetError(codeevalError);
+        System.Console.SetError(codeevalError);
         if (CodeevalListener.Failures != codeevalFailures + 1) {{
-            Console.Error.WriteLine("{disabled_line()}");
+            System.Console.Error.WriteLine("{disabled_line()}");
         }} else if (codeevalFailures == 0) {{
             var codeevalToken = new byte[64];
             int codeevalRead;
