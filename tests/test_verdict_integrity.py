@@ -163,7 +163,7 @@ def test_an_unproven_form_says_so_in_its_detail() -> None:
         ("cat <&4 >&3", True, 0, True),  # the token copied once: the program proved its end
         ("cat <&4 >/dev/null; cat <&4 >&3", True, 0, False),  # readable once: a second read finds nothing
         ("printf 00000000000000000000000000000000 >&3", True, 0, False),  # a guessed token
-        ("cat <        ("cat <&4", False, 1, False),  # without proof4", False, 2, False),  # without proof, 3 and 4 are closed in the program ...
+        ("cat <&4", False, 2, False),  # without proof, 3 and 4 are closed in the program ...
         ("true", False, 0, True),  # ... and its exit status decides
     ],
     ids=["token-copied", "token-read-twice", "token-guessed", "no-proof-no-descriptors", "no-proof-exit-status"],
