@@ -87,7 +87,7 @@ class Dart(TypedLanguage):
 
     def proof(self, program: str) -> Proven | None:
         """At the end of the tests' `main` (their helpers follow it), with dart:io imported on the first line."""
-        proven = in_last_body(program, _MAIN, DART_PROOF) if _EXPECT.search(program) else None
+        proven = in_last_body(program, _MAIN, DART_PROOF, last=False) if _EXPECT.search(program) else None
         return Proven(DART_IMPORT + proven.text) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
