@@ -85,7 +85,7 @@ def in_last_body(
         return None
     opening = program.find("{", headers[-1].end() - 1)
     closing = closing_brace(program, opening) if opening >= 0 else None
-    if closing is None or last and program[closing + 1 :].strip(" \t\r\n}"):
+    if closing is None or (last and program[closing + 1 :].strip(" \t\r\n}")):
         return None
     return Proven(
         program[: opening + 1] + at_start + program[opening + 1 : closing] + "\n" + epilogue + "\n" + program[closing:]
