@@ -21,7 +21,8 @@ pytestmark = pytest.mark.timeout(600)
 COMPLETIONS = json.loads((Path(__file__).parent / "data" / "multiple" / "completions.json").read_text())
 
 # (language, attack, completion, why it fails: "unfinished" (no completion report), "disabled" (a false assertion
-# did not fail), "not run" (the runner skipped the tests), or None (any failure: the language's own report))
+# did not fail), "not run" (the runner skipped the tests), "hidden" (failures counted, their report hidden), or
+# None (any failure: the language's own report))
 ATTACKS = [
     # -- exits before or instead of the tests' end
     ("js", "process.exit", "  process.exit(0);\n}\n", "unfinished"),
@@ -85,7 +86,8 @@ ATTACKS = [
     ("r", "stopifnot-replaced", "  FALSE\n}\nstopifnot <- function(...) invisible(NULL)\n", "disabled"),
     ("r", "isTRUE-replaced", "  FALSE\n}\nisTRUE <- function(x) TRUE\n", "disabled"),
     ("rkt", "check-within-redefined", "  #f)\n(define (check-within . _) (void))\n", "disabled"),
-    ("rkt", "check-handler-silenced", "  #f)\n(current-check-handler void)\n", None),
+    ("rkt", "check-handler-silenced", "  #f)\n(current-check-handler void)\n", "hidden"),
+    ("cs", "stderr-silenced", "        Console.SetError(System.IO.TextWriter.Null); return false;\n", "hidden"),
     ("cs", "Trace.Listeners.Clear", "        Trace.Listeners.Clear(); return false;\n", "disabled"),
     ("scala", "assert-shadowed", "        false\n    }\n    def assert(b: Boolean): Unit = ()\n    def f() = {\n",
      "disabled"),
@@ -124,7 +126,8 @@ def test_a_wrong_program_that_exits_with_0_fails(name: str, attack: str, complet
 
     language = _language_or_skip(name)
     outcome = language.run(_program(name, completion), Limits(cpu_seconds=5), get_executor("strict"))
-    detail = {"unfinished": proof.UNFINISHED, "disabled": proof.NEUTERED, "not run": proof.NOT_RUN}.get(why or "")
+    details = {"unfinished": proof.UNFINISHED, "disabled": proof.NEUTERED, "not run": proof.NOT_RUN, "hidden": proof.HIDDEN}
+    detail = details.get(why or "")
     assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
     if detail:
         assert outcome.detail == detail, outcome.output[-2000:]

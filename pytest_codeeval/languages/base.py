@@ -155,12 +155,13 @@ class Language(Runner):
             # around a looping function; its time is counted at the kernel's ticks, a little short of the limit
             return "timeout", "timed out"
         if result.exit_code == 0 and not result.signal:
-            from pytest_codeeval.languages.proof import unfinished
+            from pytest_codeeval.languages.proof import NEUTERED, NOT_RUN, unfinished
 
             # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
-            # the runtime's own report of a failure; else, without the epilogue's token, the tests never finished
+            # the runtime's own report of a failure; else, without the epilogue's token, what the epilogue counted,
+            # or the tests never finished
             said = unfinished(err) if not result.completed else None
-            failure = said if said and MARK in err else self.failure_despite_success(result)
+            failure = said if said in (NEUTERED, NOT_RUN) else self.failure_despite_success(result)
             if failure:
                 return "failed", failure
             return ("failed", said) if said else ("passed", "ok")

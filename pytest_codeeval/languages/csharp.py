@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, in_last_body
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
@@ -44,9 +44,12 @@ CSHARP_END = f"""    {{
         System.Console.SetError(System.IO.TextWriter.Null);
         System.Diagnostics.Debug.Assert(codeevalOne == 2);
         System.Console.SetError(codeevalError);
+        var codeevalStderr = new System.IO.StreamWriter(System.Console.OpenStandardError());
         if (CodeevalListener.Failures != codeevalFailures + 1) {{
-            System.Console.Error.WriteLine("{disabled_line()}");
-        }} else if (codeevalFailures == 0) {{
+            codeevalStderr.WriteLine("{disabled_line()}");
+        }} else if (codeevalFailures != 0) {{
+            codeevalStderr.WriteLine("{failed_line()}");
+        }} else {{
             var codeevalToken = new byte[64];
             int codeevalRead;
             var codeevalOpen = System.IO.FileMode.Open;
@@ -55,6 +58,7 @@ CSHARP_END = f"""    {{
             using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", codeevalOpen, System.IO.FileAccess.Write))
                 codeevalOut.Write(codeevalToken, 0, codeevalRead);
         }}
+        codeevalStderr.Flush();
     }}"""
 CSHARP_LISTENER = """
 class CodeevalListener : System.Diagnostics.TraceListener {

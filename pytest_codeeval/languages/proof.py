@@ -28,11 +28,13 @@ from pytest_codeeval.languages.base import MARK
 
 DISABLED = "assertions-disabled"  # the epilogue's line (after MARK) when a false assertion did not fail
 SKIPPED = "tests-skipped"  # its line when the test runner reported no failure but did not run every test
+FAILED = "tests-failed"  # its line when it counted failed tests whose report the program hid
 TOKEN_IN = "/proc/self/fd/4"  # for languages that open paths: a pipe reopened through /proc is the same pipe
 DONE_OUT = "/proc/self/fd/3"
 UNFINISHED = "exited before its tests finished (exit status 0 without the tests' completion report)"
 NEUTERED = "assertions disabled: a false assertion did not fail after the tests"
 NOT_RUN = "tests not run: the test runner reported no failure but did not run every test"
+HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,9 @@ def unfinished(stderr: str) -> str:
     """The detail of a run that exited with 0 without its completion token."""
     if MARK + DISABLED in stderr:
         return NEUTERED
-    return NOT_RUN if MARK + SKIPPED in stderr else UNFINISHED
+    if MARK + SKIPPED in stderr:
+        return NOT_RUN
+    return HIDDEN if MARK + FAILED in stderr else UNFINISHED
 
 
 def disabled_line() -> str:
@@ -58,6 +62,11 @@ def disabled_line() -> str:
 def skipped_line() -> str:
     """What an epilogue writes on stderr when the runner skipped, excluded or filtered out tests."""
     return MARK + SKIPPED
+
+
+def failed_line() -> str:
+    """What an epilogue writes on stderr when it counted failures (the runtime's own report, if any, comes first)."""
+    return MARK + FAILED
 
 
 def append(program: str, epilogue: str) -> Proven:

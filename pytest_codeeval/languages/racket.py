@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import MARK, Language, docstring_comment
-from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
 from pytest_codeeval.sandbox.api import ExecResult
 
 # rackunit's report of one check: "FAILURE" (the check's values differ) or "ERROR" (it raised), then its fields
@@ -25,15 +25,16 @@ RACKET_PROOF = f"""
   (parameterize ([current-check-handler
                   (lambda (e) (set! codeeval-failures (add1 codeeval-failures)) (codeeval-handler e))])
     (TESTS)))
-(unless (zero? codeeval-failures) (exit 1))
 (define codeeval-caught 0)
 (parameterize ([current-check-handler (lambda (e) (set! codeeval-caught (add1 codeeval-caught)))])
   (check-equal? (string->number "1") 2)
   (check-within (string->number "1") 2 0.001))
-(if (= codeeval-caught 2)
+(cond
+  [(positive? codeeval-failures) (eprintf "\\n{failed_line()}\\n")]
+  [(= codeeval-caught 2)
     (call-with-output-file "{DONE_OUT}" #:exists 'append
-      (lambda (out) (write-bytes (call-with-input-file "{TOKEN_IN}" (lambda (in) (read-bytes 64 in))) out)))
-    (eprintf "\\n{disabled_line()}\\n"))
+      (lambda (out) (write-bytes (call-with-input-file "{TOKEN_IN}" (lambda (in) (read-bytes 64 in))) out)))]
+  [else (eprintf "\\n{disabled_line()}\\n")])
 """
 
 
