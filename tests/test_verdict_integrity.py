@@ -78,6 +78,7 @@ ATTACKS = [
     ("rb", "assert_equal-replaced", '  false\nend\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
      "  def assert_equal(*) end\nend\n", "disabled"),
     ("sh", "set-shadowed", "    echo false\n}\nset() { :; }\nf() {\n    :\n", "disabled"),
+    ("sh", "err-trap-returns", '    echo false\n}\nset -o errtrace\ntrap "return 0" ERR\nf() {\n    :\n', "disabled"),
     ("pl", "eq_deeply-replaced", "    return 0;\n}\nno warnings;\n*main::eq_deeply = sub { 1 };\n", "disabled"),
     ("lua", "assertEquals-patched", '    return false\nend\nlocal lu = require("luaunit")\nlu.assertEquals = function() end\n',
      "disabled"),

@@ -14,9 +14,10 @@ from pytest_codeeval.sandbox.api import ExecResult
 
 _TESTS_CALLED = re.compile(r"\nrun_test\s*$")
 # The tests' failures end the script through `set -e` (a `set` the program redefined would not set it) and `[[`; an
-# alias expanded in place of `run_test` would skip them. The token is copied with builtins, by descriptor.
+# alias expanded in place of `run_test` would skip them, an ERR trap that returns or a DEBUG trap (with extdebug)
+# would pass over them. The token is copied with builtins, by descriptor.
 BASH_PROOF = f"""
-if [[ $- != *e* ]] || shopt -q expand_aliases; then
+if [[ $- != *e* ]] || shopt -q expand_aliases || shopt -q extdebug || [[ -n "$(trap -p ERR DEBUG RETURN)" ]]; then
     echo "{disabled_line()}" >&2
 else
     IFS= read -r -n 64 codeeval_token <&4 || :
