@@ -80,6 +80,7 @@ ATTACKS = [
     ("sh", "set-shadowed", "    echo false\n}\nset() { :; }\nf() {\n    :\n", "disabled"),
     ("sh", "err-trap-returns", '    echo false\n}\nset -o errtrace\ntrap "return 0" ERR\nf() {\n    :\n', "disabled"),
     ("pl", "eq_deeply-replaced", "    return 0;\n}\nno warnings;\n*main::eq_deeply = sub { 1 };\n", "disabled"),
+    ("pl", "exit-overridden", "    return 0;\n}\nBEGIN { *CORE::GLOBAL::exit = sub { 1 } }\n", "disabled"),
     ("lua", "assertEquals-patched", '    return false\nend\nlocal lu = require("luaunit")\nlu.assertEquals = function() end\n',
      "disabled"),
     ("lua", "LuaUnit.run-patched", '    return false\nend\nlocal lu = require("luaunit")\n'
