@@ -7,15 +7,19 @@ import signal
 from typing import Any
 
 from pytest_codeeval.languages.base import Language
-from pytest_codeeval.languages.proof import Proven, append, disabled_line
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 _TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
+_TESTS = re.compile(r"^sub\s+testhumaneval\b", re.MULTILINE)
+PERL_RAN = "        $codeeval::ran = 1;"  # at the end of the tests' sub: one the program put in its place never sets it
 # Test::Deep's eq_deeply (the tests' comparison) must still tell 1 from 2, and `exit` (how a failed test ends the
 # program) must be Perl's own, not an override; the token copied by descriptor
 PERL_PROOF = f"""
 {{
-    if (eq_deeply(1, 2) || defined &CORE::GLOBAL::exit) {{
+    if (!$codeeval::ran) {{
+        print STDERR "\\n", '{skipped_line()}', "\\n";
+    }} elsif (eq_deeply(1, 2) || defined &CORE::GLOBAL::exit) {{
         print STDERR "\\n", '{disabled_line()}', "\\n";
     }} else {{
         open(my $codeeval_in, "<&=", 4) or die "descriptor 4: $!";
@@ -66,7 +70,8 @@ class Perl(Language):
 
     def proof(self, program: str) -> Proven | None:
         """After MultiPL-E's `testhumaneval();`, which a failed test leaves by `exit 1`."""
-        return append(program, PERL_PROOF) if _TESTS_CALLED.search(program) else None
+        proven = in_last_body(program, _TESTS, PERL_RAN, last=False) if _TESTS_CALLED.search(program) else None
+        return append(proven.text, PERL_PROOF) if proven else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
