@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_codeeval.generation.files import SAVE_FORMATS
 from pytest_codeeval.settings import DEFAULT_K, read_settings
 
 SESSION_PLUGIN = "codeeval-session"
@@ -18,9 +19,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, or openai:MODEL served at "
              "--codeeval-base-url")
     add("--codeeval-load-generations", metavar="PATH",
-        help="evaluate completions from a human-eval JSONL or bigcode JSON file")
+        help="evaluate completions from a file: human-eval or evalplus JSONL, bigcode JSON, or MultiPL-E's "
+             "completion or result files (a file, or a directory of them)")
     add("--codeeval-save-generations", metavar="PATH",
-        help="write the evaluated completions (.jsonl: human-eval format, .json: bigcode format)")
+        help="write the evaluated completions (.jsonl: human-eval format, .json: bigcode format, DIR/: MultiPL-E's "
+             "files; --codeeval-save-format chooses another)")
+    add("--codeeval-save-format", default="auto", choices=SAVE_FORMATS,
+        help="format of --codeeval-save-generations (default: auto, by the path)")
     add("--codeeval-tasks", action="append", metavar="NAMES",
         help="tasks to run: names or globs, comma-separated (default: humaneval and the project's own tasks)")
     add("--codeeval-task-path", action="append", metavar="DIR",
@@ -31,6 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-mbppplus-mbpp-tests", action="store_true", default=None,
         help="mbppplus: run MBPP's original tests instead of MBPP+'s (bigcode's MBPPPLUS_USE_MBPP_TESTS=1)")
     add("--codeeval-list-tasks", action="store_true", default=False, help="list every known task and exit")
+    add("--codeeval-export-dataset", action="append", metavar="TASK=PATH",
+        help="write the rows TASK would run (after --codeeval-limit) to PATH as JSONL in its hub schema, and exit "
+             "without running anything; --codeeval-dataset=TASK=PATH reads them back (repeatable)")
     add("--codeeval-prompt", metavar="FORMAT",
         help="prompt format of the tasks that take one, as BCEH's --prompt (HumanEvalPack: instruct, octocoder, ...)")
     add("--codeeval-load-data-path", metavar="PATH",
@@ -40,6 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # Execution.
     add("--codeeval-timeout", type=float, metavar="SECONDS",
         help="CPU-time limit per sample, whole seconds (default: per task)")
+    add("--codeeval-timeout-clock", default="cpu", choices=("cpu", "wall"),
+        help="what --codeeval-timeout counts: CPU time (default: the same verdict on a loaded machine) or wall-clock "
+             "time as well (human-eval's evaluator: a sleeping sample times out)")
     add("--codeeval-jobs", default="auto", metavar="N",
         help="samples executing at once in each pytest process (default: auto, the CPUs, shared among xdist workers)")
     add("--codeeval-no-dedupe", action="store_true", default=False,
@@ -131,6 +142,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         from pytest_codeeval.pytest_plugin.listing import list_tasks
 
         return list_tasks(config, read_settings(config))
+    if config.getoption("codeeval_export_dataset"):  # before any session: xdist starts no workers
+        from pytest_codeeval.pytest_plugin.export import export_datasets
+
+        return export_datasets(config, read_settings(config))
     return None
 
 

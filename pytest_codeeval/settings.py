@@ -13,6 +13,7 @@ from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
 from pytest_codeeval.generation.data_parallel import parse_devices
+from pytest_codeeval.generation.files import save_format
 
 DEFAULT_K = (1, 10, 100)
 MAX_TIMEOUT = 86400  # a day of CPU per sample, far beyond any benchmark's need (1e9 overflowed the sandbox's timers)
@@ -33,12 +34,14 @@ class Settings:
     model: str | None
     load_generations: Path | None
     save_generations: Path | None
+    save_format: str  # one of generation/files.SAVE_FORMATS, "auto" resolved by the path
     tasks: tuple[str, ...]
     task_paths: tuple[Path, ...]
     datasets: tuple[tuple[str, Path], ...]  # (task, local file of its dataset's rows): --codeeval-dataset
     limit: int | None
     k: tuple[int, ...]
     timeout: float | None
+    timeout_clock: str  # "cpu" (the default) or "wall": what --codeeval-timeout counts
     strict: bool
     require_complete: bool  # a generations file covering part of a task fails the run (a gate)
     sandbox: str
@@ -59,6 +62,8 @@ class Settings:
     list_tasks: bool
     # BCEH's task parameters (--prompt, --load_data_path, MBPP+'s tests), given to the tasks that take them
     task_options: dict[str, Any] = field(default_factory=dict)
+    # (task, JSONL file to write its rows to): --codeeval-export-dataset, which runs nothing
+    export: tuple[tuple[str, Path], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -75,6 +80,7 @@ class Settings:
             "limit": self.limit,
             "k": list(self.k),
             "timeout": self.timeout,
+            "timeout_clock": self.timeout_clock,
             "strict": self.strict,
             "require_complete": self.require_complete,
             "sandbox": self.sandbox,
@@ -99,14 +105,17 @@ def _jobs(value: str) -> int | None:
     return int(value)
 
 
-def _output(value: str | None, option: str) -> Path | None:
-    """A file the run writes at its end, checked now: a path that cannot be written is found before the run,
-    not after it (the directories to it are made when it is written)."""
+def _output(value: str | None, option: str, directory: bool = False) -> Path | None:
+    """A file (or, `directory`, a directory) the run writes at its end, checked now: a path that cannot be written
+    is found before the run, not after it (the directories to it are made when it is written)."""
     path = _path(value)
     if path is None:
         return None
-    if path.is_dir():
+    if path.is_dir() and not directory:
         raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
+    if directory and path.exists() and not path.is_dir():
+        raise CodeevalError(f"{option}={value}: MultiPL-E's format is a directory of files, and this is a file; "
+                            "pass a directory path")
     existing = path.parent
     while not existing.exists():
         existing = existing.parent
@@ -127,6 +136,21 @@ def _datasets(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
             raise CodeevalError(f"{option}={spec!r}: expected TASK=PATH, e.g. mbpp=data/mbpp-test.jsonl")
         pairs[name.strip()] = base / Path(path.strip()).expanduser()
     return tuple(pairs.items())
+
+
+def _exports(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
+    """`TASK=PATH` pairs of --codeeval-export-dataset, each path checked writable now."""
+    pairs = []
+    for spec in config.getoption("codeeval_export_dataset") or ():
+        name, sep, path = (part.strip() for part in spec.partition("="))
+        if not sep or not name or not path:
+            raise CodeevalError(
+                f"--codeeval-export-dataset={spec!r}: expected TASK=PATH, e.g. humaneval=humaneval.jsonl"
+            )
+        target = _output(path, f"--codeeval-export-dataset={name}")
+        assert target is not None  # a non-empty path
+        pairs.append((name, target))
+    return tuple(pairs)
 
 
 def _server_options(opt: Any) -> ServerOptions:
@@ -209,16 +233,20 @@ def read_settings(config: pytest.Config) -> Settings:
     fail_under = parse_specs(opt("codeeval_fail_under") or (), "--codeeval-fail-under") + parse_specs(
         config.getini("codeeval_fail_under"), "codeeval_fail_under"
     )
+    save_to = opt("codeeval_save_generations")
+    save_as = save_format(save_to or "", opt("codeeval_save_format"))
     settings = Settings(
         model=opt("codeeval_model"),
         load_generations=_path(opt("codeeval_load_generations")),
-        save_generations=_output(opt("codeeval_save_generations"), "--codeeval-save-generations"),
+        save_generations=_output(save_to, "--codeeval-save-generations", directory=save_as == "multipl-e"),
+        save_format=save_as,
         tasks=tasks,
         task_paths=task_paths,
         datasets=_datasets(config),
         limit=limit,
         k=_int_list(opt("codeeval_k"), "--codeeval-k"),
         timeout=timeout,
+        timeout_clock=opt("codeeval_timeout_clock"),
         strict=opt("codeeval_strict"),
         require_complete=opt("codeeval_require_complete"),
         sandbox=opt("codeeval_sandbox"),
@@ -238,7 +266,9 @@ def read_settings(config: pytest.Config) -> Settings:
         server=server,
         list_tasks=opt("codeeval_list_tasks"),
         task_options={"mbppplus_mbpp_tests": _mbpp_tests(config) or None, "prompt": opt("codeeval_prompt"),
-                      "load_data_path": _path(opt("codeeval_load_data_path"))},
+                      "load_data_path": _path(opt("codeeval_load_data_path")),
+                      "instruction_tokens": instruction_tokens},
+        export=_exports(config),
     )
     if not 0 < settings.alpha < 1:
         raise CodeevalError(
@@ -248,7 +278,7 @@ def read_settings(config: pytest.Config) -> Settings:
         raise CodeevalError(
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
         )
-    if not settings.active and (settings.tasks or settings.report) and not settings.list_tasks:
+    if not settings.active and (settings.tasks or settings.report) and not (settings.list_tasks or settings.export):
         raise CodeevalError(
             "codeeval options were given without a source of completions: add --codeeval-model=NAME "
             "(e.g. reference) or --codeeval-load-generations=PATH"

@@ -29,3 +29,14 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def report(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def translated(language: str, prompt: str, tests: str, entry_point: str = "f") -> tuple[str, str]:
+    """(prompt, tests) of a made-up MultiPL-E original (a prompt ending in its docstring, a `check` function) in
+    `language`, through the same walk as the shipped originals."""
+    from pytest_codeeval.languages import get_language
+    from pytest_codeeval.languages.translate import Original, translate_original
+
+    source = f"{prompt}    ### Canonical solution below ###\n    pass\n\n### Unit tests below ###\n{tests}\n"
+    source += f"def test_check():\n    check({entry_point})\n"
+    return translate_original(get_language(language), Original(f"HumanEval_0_{entry_point}", source))

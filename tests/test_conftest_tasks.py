@@ -113,7 +113,7 @@ def test_undefined_fixture_is_one_line(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(SCOPED.replace('fixtures = ("per_sample",)', 'fixtures = ("per_sampel",)'))
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=scoped")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: *task 'scoped' requests fixture 'per_sampel', which is not defined: define it in the conftest.py*"])
+    result.stderr.fnmatch_lines(["ERROR: *task 'scoped' requests fixture 'per_sampel', which is not defined (did you mean 'per_sample'?): define it in the conftest.py*"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
@@ -121,7 +121,7 @@ def test_unknown_metric_names_the_task_and_its_file(pytester: pytest.Pytester) -
     conftest = pytester.makeconftest(SCOPED.replace("class Other(Scoped):", "class Other(Task):\n    metrics = ('exact_mach',)"))
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=scoped")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: task 'other' ({conftest}): unknown metric 'exact_mach'; known metrics: *"])
+    result.stderr.fnmatch_lines([f"ERROR: task 'other' ({conftest}): unknown metric 'exact_mach' (did you mean 'exact_match'?); known metrics: *"])
 
 
 def test_user_metrics_by_name(pytester: pytest.Pytester) -> None:

@@ -268,7 +268,7 @@ def test_a_sample_the_sandbox_could_not_judge_fails_the_run(pytester: pytest.Pyt
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=3", "-n", workers, "--codeeval-report=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*3 samples (2 passed, 0 failed, 0 timeout, 1 error)*",
-                                 "codeeval: 1 samples could not be judged (status error: the sandbox broke*the run fails"])
+                                 "codeeval: 1 sample could not be judged (status error: the sandbox broke*the run fails"])
     samples = report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]
     assert [p["samples"][0]["status"] for p in samples.values()] == ["error", "passed", "passed"]
     assert samples["HumanEval/0"]["samples"][0]["detail"] == "sandbox: zygote: broken on purpose"
@@ -318,3 +318,30 @@ def test_full_humaneval_reference_passes_with_xdist(pytester: pytest.Pytester) -
     result = pytester.runpytest_subprocess("--codeeval-model=reference", "-n", "2", "-q", "--codeeval-report=r.json")
     result.assert_outcomes(passed=164)
     assert report(pytester.path / "r.json")["tasks"]["humaneval"]["metrics"]["pass@1"] == 1.0
+
+
+def test_a_node_id_the_generations_file_lacks_says_what_it_has(pytester: pytest.Pytester) -> None:
+    path = _mixed_samples(pytester)  # two samples of each of the first three problems
+    for wanted, message in (
+        ("codeeval::humaneval::HumanEval/1::sample5", f"*not found: codeeval::humaneval::HumanEval/1::sample5 (the generations file {path} has 2 samples of HumanEval/1: sample0 to sample1)"),
+        ("codeeval::humaneval::HumanEval/9::sample0", "*(the generations file * has 0 samples of HumanEval/9)"),
+        ("codeeval::humaneval::Nope/1", "*(task 'humaneval' has no problem 'Nope/1' in this run)"),
+        ("codeeval::mbpp::1::sample0", "*(no task 'mbpp' in this run)"),
+    ):
+        result = pytester.runpytest(wanted, f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines([message])
+
+
+def test_the_summary_speaks_of_one_sample_and_stays_quiet_about_results_after_a_failed_gate(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester.path / "s.jsonl", [{"task_id": "HumanEval/0", "completion": "    return None\n"}])
+    result = pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval", "--codeeval-fail-under=pass@1=0.5")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["1 sample (0 passed, 1 failed, 0 timeout, 0 error), 1 distinct program run in *"])
+    assert "failing samples are results" not in result.stdout.str()
+
+
+def test_a_timeout_names_its_limits(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester.path / "s.jsonl", [{"task_id": "HumanEval/0", "completion": "    while True:\n        pass\n"}])
+    result = pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval", "--codeeval-timeout=1")
+    result.stdout.fnmatch_lines(["*timeout: timed out (1 s CPU; 11 s wall-clock backstop)*"])

@@ -153,10 +153,10 @@ def test_fail_under_passes_and_fails_with_exit_status(pytester: pytest.Pytester)
     src = samples(pytester, "s.jsonl", 10, broken={0, 1, 2, 3})  # pass@1 = 0.6
     ok = run(pytester, src, "--codeeval-fail-under=pass@1=0.5")
     assert ok.ret == pytest.ExitCode.OK  # failing samples alone are results
-    ok.stdout.fnmatch_lines(["codeeval gates: passed (1 checks: humaneval pass@1 = 0.600 >= 0.5)"])
+    ok.stdout.fnmatch_lines(["codeeval gates: passed (1 check: humaneval pass@1 = 0.600 >= 0.5)"])
     bad = run(pytester, src, "--codeeval-fail-under=humaneval:pass@1=0.7", "--codeeval-report=r.json")
     assert bad.ret == pytest.ExitCode.TESTS_FAILED
-    bad.stdout.fnmatch_lines(["codeeval gate FAILED: humaneval pass@1 = 0.600 < 0.7", "codeeval gates: 1 of 1 checks failed"])
+    bad.stdout.fnmatch_lines(["codeeval gate FAILED: humaneval pass@1 = 0.600 < 0.7", "codeeval gates: 1 of 1 check failed"])
     data = report(pytester.path / "r.json")
     assert data["run"]["exitstatus"] == 1 and data["gates"]["specs"]["fail_under"] == ["--codeeval-fail-under=humaneval:pass@1=0.7"]
 
@@ -212,7 +212,7 @@ def test_a_run_stopped_at_its_last_sample_is_complete(pytester: pytest.Pytester,
     src = samples(pytester, "s.jsonl", 10, broken={9})  # pass@1 = 0.9, the failing sample last
     result = run(pytester, src, *stop, "--codeeval-fail-under=pass@1=0.9", "--codeeval-report=r.json")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["codeeval gates: passed (1 checks: humaneval pass@1 = 0.900 >= 0.9)"])
+    result.stdout.fnmatch_lines(["codeeval gates: passed (1 check: humaneval pass@1 = 0.900 >= 0.9)"])
     data = report(pytester.path / "r.json")
     assert data["run"]["complete"] is True and data["gates"]["passed"] is True
 
@@ -268,7 +268,7 @@ def test_same_results_as_baseline_pass(pytester: pytest.Pytester) -> None:
     baseline(pytester, {0, 1})
     result = run(pytester, samples(pytester, "s.jsonl", 40, {0, 1}), "--codeeval-baseline=base.json")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["codeeval gates: passed (1 checks: humaneval pass@1 0.950 vs baseline 0.950 (+0.000, p=1))"])
+    result.stdout.fnmatch_lines(["codeeval gates: passed (1 check: humaneval pass@1 0.950 vs baseline 0.950 (+0.000, p=1))"])
 
 
 def test_a_few_flips_are_noise(pytester: pytest.Pytester) -> None:

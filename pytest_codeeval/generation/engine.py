@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.base import (
     Backend,
     Completion,
@@ -19,6 +20,15 @@ from pytest_codeeval.generation.base import (
 )
 from pytest_codeeval.generation.cache import GenerationCache, cache_key
 from pytest_codeeval.samples import SampleKey
+
+
+class GenerationStopped(CodeevalError):  # type: ignore[misc]
+    """Generation broke off (a server died, every endpoint is gone): the message says what was kept and how to
+    resume; `stats` counts what was done, for the report."""
+
+    def __init__(self, message: str, stats: GenerationStats) -> None:
+        super().__init__(message)
+        self.stats = stats
 
 
 def _plan(
@@ -66,8 +76,20 @@ def generate(
             missing.append(request)
     stats.cached = len(done)
     if missing:
-        _generate_missing(start, missing, effective, keys, cache, done, stats)
+        try:
+            _generate_missing(start, missing, effective, keys, cache, done, stats)
+        except CodeevalError as exc:
+            raise GenerationStopped(f"{exc}; {_kept(stats, len(requests), cache_dir)}", stats) from None
     return done, stats
+
+
+def _kept(stats: GenerationStats, total: int, cache_dir: Path | None) -> str:
+    """What a run that stopped generating leaves for the next one."""
+    have = stats.cached + stats.generated
+    if cache_dir is None:
+        return f"{have} of {total} completions were done, and none kept: without a cache a rerun starts over"
+    return (f"{have} of {total} completions are in the cache ({stats.cached} from earlier runs, {stats.generated} "
+            f"now; {cache_dir}): run the same command again to generate only the other {total - have}")
 
 
 def _generate_missing(
@@ -77,6 +99,9 @@ def _generate_missing(
 ) -> None:
     from tqdm.auto import tqdm
 
+    from pytest_codeeval.generation.progress import ProgressLines
+
+    lines = ProgressLines(len(missing)) if ProgressLines.wanted() else None
     loading = time.perf_counter()
     backend = start()
     stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
@@ -95,6 +120,8 @@ def _generate_missing(
                     stats.generated += 1
                     stats.tokens += completion.tokens
                     bar.update(1)
+                    if lines is not None:
+                        lines.update(completion.tokens)
     finally:
         stats.seconds = round(time.perf_counter() - started, 3)
         stats.model_loads += backend.loads

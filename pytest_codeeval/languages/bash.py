@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
@@ -101,7 +101,7 @@ class Bash(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "#!/bin/bash\n# " + re.sub(r"\n(\s*)", "\n# ", description.strip()) + "\n"
+        described = "#!/bin/bash\n" + describe(description, "# ") + "\n"
         types = "".join(_describe_type(a.annotation, i + 1) for i, a in enumerate(args))
         return f"{described}{'#' + chr(10) + types if types else ''}{name}() {{\n"
 

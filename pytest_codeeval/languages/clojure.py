@@ -66,7 +66,7 @@ class Clojure(Language):
     tools = ("java",)
     package = "clojure"
     terms = ("vector", "list", "vector", "map", "nil", "true", "false")
-    memory_bytes = Java.memory_bytes  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = Java.address_space_bytes  # the JVM reserves address space for its heap, code cache...
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()

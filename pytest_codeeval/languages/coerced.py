@@ -1,88 +1,89 @@
-"""What Haskell's and OCaml's translators share: MultiPL-E writes their values untyped (`gen_literal`, `gen_list`)
-and then coerces the text at the top to the signature's type (an optional's `Just`/`Some`, a float's ".0"). Here
-the same text is written, from the values and their types, except where MultiPL-E's would not compile: there the
-value is written from its type all the way down (an optional inside a tuple, a float's negative int)."""
+"""What the Rust, Haskell and OCaml translators share, as MultiPL-E writes them: a value's text is written as it
+is walked, without its type, and coerced at the top, where the signature's type is known (each argument of a
+call to `candidate`, and a test's result): an optional's constructor put around it, ".0" after a float written
+without a point, and after each item of a float list. The coercion edits the text as MultiPL-E's does, quirks
+included, so that the rows are its builder's: OCaml's `None` (a Python None inside a test's call) is written
+`Some(None)`, Haskell's `Nothing` inside an optional `Just (Nothing)`, an empty Haskell or OCaml float list
+`[.0]`; such problems cannot be solved, in MultiPL-E's dataset and here alike."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import Call, Tup, TypedLanguage, c_string, items_of, parts
+from pytest_codeeval.languages.typed import TypedLanguage
 
 
-class CoercedLanguage(TypedLanguage):
-    list_separator: ClassVar[str] = ", "
-    dict_separator: ClassVar[str] = ", "  # between a dictionary's (key, value) pairs, written as a list of pairs
-    nothing: ClassVar[str] = "None"
+def named(annotation: Any, name: str) -> bool:
+    """Whether an annotation (a node, or a name's bare string as the float list's items are coerced) is `name`."""
+    return annotation == name or (isinstance(annotation, ast.Name) and annotation.id == name)
+
+
+def generic(annotation: Any, name: str) -> bool:
+    return isinstance(annotation, ast.Subscript) and named(annotation.value, name)
+
+
+class Coerced(TypedLanguage):
     some: ClassVar[str] = "Some({})"
-    # whether an int below the top, where a float goes, needs its ".0" (Haskell's literals take either type)
-    nested_floats: ClassVar[bool] = True
+    nothing: ClassVar[str] = "None"  # what an optional's `None` text becomes
+    list_open: ClassVar[str] = "["  # a list's text starts with it, and ends with "]"
+    list_separator: ClassVar[str] = ", "  # between a list's items as written
+    items_separator: ClassVar[str] = ", "  # what a float list's text is split at to coerce its items
+    pair_separator: ClassVar[str] = ", "  # between a dictionary's (key, value) pairs
+    curried: ClassVar[bool] = True  # a call is `f a b`, not `f(a, b)`
+    booleans: ClassVar[tuple[str, str]] = ("false", "true")
+    string_format: ClassVar[str] = '"{}"'  # the characters as they are: MultiPL-E escapes nothing here
+    negative_format: ClassVar[str] = "-{}"  # a negative int, given its absolute value
+    none_literal: ClassVar[str | None] = "None"  # None, and any constant that is no bool, str or number
 
-    def boolean(self, value: bool) -> str:
-        return str(value).lower()
-
-    def finalize(self, expr: Any, side: str) -> str:
-        if isinstance(expr, Call) and expr.func != "candidate":  # a doctest's call: MultiPL-E leaves it uncoerced
-            return " ".join([expr.func, *(argument(self.plain(a)) for a in expr.args)])
-        return super().finalize(expr, side)
-
-    def call(self, func: str, args: list[str]) -> str:
-        return " ".join([func, *(argument(a) for a in args)])
-
-    def plain(self, value: Any) -> str:
-        """A value as MultiPL-E writes it before any coercion (a negative int in parentheses)."""
+    # -- values: text while walking, coerced at the top ------------------------------------------------------------
+    def gen_literal(self, value: Any) -> Any:
         if isinstance(value, bool):
-            return self.boolean(value)
-        if value is None:
-            return self.nothing
+            return self.booleans[value]
         if isinstance(value, str):
-            return c_string(value)
-        if isinstance(value, int):
-            return f"({value})" if value < 0 else repr(value)
-        if isinstance(value, float):
-            return repr(value)
-        if isinstance(value, Tup):
-            return "(" + ", ".join(self.plain(v) for v in value.items) + ")"
-        if isinstance(value, dict):
-            pairs = (f"({self.plain(k)}, {self.plain(v)})" for k, v in value.items())
-            return "[" + self.dict_separator.join(pairs) + "]"
-        if isinstance(value, list):
-            return "[" + self.list_separator.join(self.plain(v) for v in value) + "]"
-        raise Untranslatable(f"a value {value!r} {self.title}'s translation does not write")
+            return self.string_format.format(value)
+        if isinstance(value, int) and value < 0:
+            return self.negative_format.format(-value)
+        return repr(value) if isinstance(value, (int, float)) else self.none_literal
 
-    def value(self, value: Any, annotation: Any) -> str:
-        """MultiPL-E's coercion at the top: an optional's constructor, a float's ".0"."""
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return self.nothing if value is None else self.some.format(self.value(value, inner[0]))
-        if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-            return f"({value}.0)" if value < 0 else f"{value}.0"  # MultiPL-E's `(-1).0` does not compile
-        if kind == "float":
-            return self.plain(value)
-        if kind == "List" and parts(inner[0])[0] == "float" and isinstance(value, list):
-            return self.float_list(value, annotation)
-        return self.typed(value, annotation)
+    def gen_list(self, items: list[Any]) -> Any:
+        return self.list_open + self.list_separator.join(items) + "]"
 
-    def float_list(self, value: list[Any], annotation: Any) -> str:
-        """A float list at the top: MultiPL-E coerces each item."""
-        return self.typed(value, annotation)
+    def gen_tuple(self, items: list[Any]) -> Any:
+        return "(" + ", ".join(items) + ")"
 
-    def typed(self, value: Any, annotation: Any) -> str:
-        """Below the top: MultiPL-E's text, with what the language needs where the type asks for it."""
-        kind, inner = parts(annotation)
-        if kind == "Optional" or (kind == "float" and self.nested_floats):
-            return self.value(value, annotation)
-        if kind == "List" and isinstance(value, list):
-            return "[" + self.list_separator.join(self.typed(v, inner[0]) for v in value) + "]"
-        if kind == "Tuple" and isinstance(value, (Tup, list)) and len(inner) == len(items_of(value)):
-            return "(" + ", ".join(self.typed(v, t) for v, t in zip(items_of(value), inner, strict=True)) + ")"
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = (f"({self.typed(k, inner[0])}, {self.typed(v, inner[1])})" for k, v in value.items())
-            return "[" + self.dict_separator.join(pairs) + "]"
-        return self.plain(value)
+    def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
+        return "[" + self.pair_separator.join(f"({k}, {v})" for k, v in zip(keys, values, strict=True)) + "]"
 
+    def gen_call(self, func: Any, args: list[Any]) -> Any:
+        if func == "candidate":
+            if len(args) > len(self.arg_types):
+                raise Untranslatable("a call with more arguments than the signature")
+            args = [self.coerce(arg, kind) for arg, kind in zip(args, self.arg_types, strict=False)]
+        return f"{func} {' '.join(args)}" if self.curried else f"{func}(" + ", ".join(args) + ")"
 
-def argument(text: str) -> str:
-    """A negative float as a call's argument needs parentheses (`f -1.5` is a subtraction); MultiPL-E's has none."""
-    return f"({text})" if text.startswith("-") else text
+    def finalize(self, expr: Any, side: str) -> Any:
+        return expr if side == "lhs" else self.coerce(expr, self.return_type)
+
+    def coerce(self, text: Any, annotation: Any) -> Any:
+        """A value's text where the signature's type `annotation` goes."""
+        if generic(annotation, "Optional"):
+            return self.nothing if text == "None" else self.some.format(text)
+        special = self.coerce_first(text, annotation)
+        if special is not None:
+            return special
+        if named(annotation, "float"):
+            return text if "." in text else f"{text}.0"
+        if generic(annotation, "List") and named(annotation.slice, "float"):
+            items = text[len(self.list_open) : -1].split(self.items_separator)
+            return self.list_open + self.items_separator.join(self.coerce(item, "float") for item in items) + "]"
+        return self.coerce_last(text, annotation)
+
+    def coerce_first(self, text: Any, annotation: Any) -> Any:
+        """The language's own coercions, before a float's."""
+        return None
+
+    def coerce_last(self, text: Any, annotation: Any) -> Any:
+        """The language's own coercions, after a float list's."""
+        return text

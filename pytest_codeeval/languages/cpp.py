@@ -7,17 +7,12 @@ import os
 import re
 import subprocess
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_codeeval.languages import cache_dir
+from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import TypedLanguage, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
-
-_SCALARS = {"int": "long", "float": "float", "bool": "bool", "str": "std::string"}
-# names of the dataset that C++ reserves or the standard library takes (MultiPL-E's replacements)
-_RENAMED = {"operator": "op", "strlen": "string_length"}
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
@@ -53,16 +48,25 @@ void codeeval_proof() {{
 _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?:\s+what\(\):\s*(.*))?")
 
 
-class Cpp(TypedLanguage):
+class Cpp(CFamily):
     name = "cpp"
     title = "C++"
     aliases = ("c++",)
-    float_suffix = "f"
     file_ext = "cpp"
     stop = ("\n}",)
     tools = ("g++",)
     package = "g++"
     terms = ("vector", "vector", "tuple", "map", "None", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "long", "float": "float", "bool": "bool", "str": "std::string"},
+        **{"None": "std::nullopt", "Any": "std::any"},
+    }
+    none_annotation = "std::nullopt"
+    optional_name = "std::optional"
+    tuple_maker = "std::make_tuple"
+    list_value, optional_value_format = "std::vector<{element}>({literal})", "std::optional<{element}>({text})"
+    list_format, optional_format = "std::vector<{}>", "std::optional<{}>"
+    dict_format, tuple_format = "std::map<{key},{value}>", ("std::tuple<", ", ", ">")
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         command = ["g++", source, "-o", "program", "-std=c++17"]
@@ -92,62 +96,31 @@ class Cpp(TypedLanguage):
         return super().runtime_error(result)
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "// " + re.sub(r"\n(\s*)", "\n// ", description.strip()) + "\n"
-        typed = ", ".join(f"{self.type_name(a.annotation)} {self.gen_var(a.arg)}" for a in args)
-        return (
-            f"#include<assert.h>\n#include<bits/stdc++.h>\n{described}"
-            f"{self.type_name(returns)} {self.gen_var(name)}({typed}) " + "{\n"
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
+        unions = "".join(self.union(name, fields) for name, fields in self.union_decls.items())
+        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
+        head = f"{MULTIPLE_HEADERS}{unions}{self.described(description)}"
+        return f"{head}{self.return_name} {self.entry}({formal}) " + "{\n"
+
+    def union_type(self, items: list[str]) -> str:
+        name = "Union_" + "_".join(items)
+        for old, new in (("::", "_"), ("<", "_"), (">", "_")):
+            name = name.replace(old, new)
+        self.union_decls.setdefault(name, {kind: f"f{i}" for i, kind in enumerate(items)})
+        return name
+
+    @staticmethod
+    def union(name: str, fields: dict[str, str]) -> str:
+        """MultiPL-E's declaration of a union type (its layout to the letter)."""
+        members = "\n".join(f"    {kind} {field};" for kind, field in fields.items())
+        built = "".join(f"    {name}({kind} _{field}) : {field}(_{field})" + " {}\n" for kind, field in fields.items())
+        equal = "".join(
+            f"    bool operator==({kind} f) {{\n        return {field} == f ;\n    }}" for kind, field in fields.items()
         )
-
-    def gen_var(self, name: str) -> str:
-        return _RENAMED.get(name, name)
-
-    def call(self, func: str, args: list[str]) -> str:
-        return f"{self.gen_var(func)}(" + ", ".join(args) + ")"
-
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"std::vector<{self.type_name(inner[0])}>"
-        if kind == "Tuple":
-            return "std::tuple<" + ", ".join(self.type_name(i) for i in inner) + ">"
-        if kind == "Dict":
-            return f"std::map<{self.type_name(inner[0])},{self.type_name(inner[1])}>"
-        if kind == "Optional":
-            return f"std::optional<{self.type_name(inner[0])}>"
-        raise Untranslatable(f"no C++ type for {kind}")
-
-    def value(self, value: Any, annotation: Any) -> str:
-        return f"({self._value(value, annotation)})"
-
-    def _value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return "std::nullopt" if value is None else f"{self.type_name(annotation)}({self._value(value, inner[0])})"
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if kind == "List" and isinstance(value, list):
-            element = self.type_name(inner[0])
-            cast = f"({element})" if not inner[0] or parts(inner[0])[0] in _SCALARS else ""
-            return f"std::vector<{element}>(" + "{" + ", ".join(cast + self._value(v, inner[0]) for v in value) + "})"
-        if kind == "Tuple" and len(inner) == len(items_of(value)):
-            return (
-                "std::make_tuple("
-                + ", ".join(self._value(v, t) for v, t in zip(items_of(value), inner, strict=True))
-                + ")"
-            )
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(
-                "{" + f"{self._value(k, inner[0])}, {self._value(v, inner[1])}" + "}" for k, v in value.items()
-            )
-            return f"{self.type_name(annotation)}(" + "{" + pairs + "})"
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
+        return f"union {name}{{\n{members}{built}    ~{name}() {{}}\n{equal}\n}};\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        return ["}", "int main() {", f"    auto candidate = {self.gen_var(entry_point)};"]
+        return ["}", "int main() {", f"    auto candidate = {self.gen_var(entry_point)[0]};"]
 
     def test_suite_suffix_lines(self) -> list[str]:
         return ["}\n"]

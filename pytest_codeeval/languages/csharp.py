@@ -10,15 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.cfamily import ClassWrapped
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "long", "float": "float", "bool": "bool", "str": "string"}
-_PRIMITIVES = ("long", "float", "bool")
-# parameter names that C# reserves or that the dataset's other translations rename (MultiPL-E's replacements)
-_RENAMED = {"operator": "op", "strlen": "string_length", "string": "str", "base": "numBase", "decimal": "decimalNum"}
 _USINGS = (
     "System",
     "System.Numerics",
@@ -75,18 +70,33 @@ def pascal_case(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
 
 
-class CSharp(TypedLanguage):
+class CSharp(ClassWrapped):
     name = "cs"
     title = "C#"
     aliases = ("csharp", "c#")
     int_suffix = "L"
-    float_suffix = "f"
     file_ext = "cs"
-    stop = ("\n    }\n",)
     tools = ("mcs", "mono")
     package = "mono-mcs mono-runtime"
     timeout = 5.0  # MultiPL-E's evaluator gives the program 5 s
     terms = ("list", "list", "tuple", "dictionary", "null", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "long", "float": "float", "bool": "bool", "str": "string"},
+        **{"None": "null", "Any": "object"},
+    }
+    none_annotation = "null"
+    # names C# reserves, and MultiPL-E's C++ list
+    renamed: ClassVar[dict[str, str]] = {
+        **ClassWrapped.renamed,
+        **{"string": "str", "base": "numBase", "decimal": "decimalNum"},
+    }
+    optional_name = "Nullable"
+    tuple_maker = "Tuple.Create"
+    map_value = "new {kind}(){literal}"
+    list_format, dict_format, tuple_format = "List<{}>", "Dictionary<{key},{value}>", ("Tuple<", ", ", ">")
+    main = "public static void Main(string[] args) {"
+    assertion = "Debug.Assert"
+    equals = "Equals"
     env: ClassVar[dict[str, str]] = {"MONO_TRACE_LISTENER": "Console.Error"}  # a failed Debug.Assert, on stderr
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -122,82 +132,38 @@ class CSharp(TypedLanguage):
         return append(proven.text, CSHARP_LISTENER) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "    // " + re.sub(r"\n(\s*)", "\n    // ", description.strip()) + "\n"
-        typed = ", ".join(f"{self.type_name(a.annotation)} {_RENAMED.get(a.arg, a.arg)}" for a in args)
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         usings = "".join(f"using {module};\n" for module in _USINGS)
+        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
         return (
-            f"{usings}class Problem {{\n{described}"
-            f"    public static {self.type_name(returns)} {pascal_case(name)}({typed}) " + "{\n"
+            f"{usings}class Problem {{\n{self.described(description)}"
+            f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
         )
 
-    def call(self, func: str, args: list[str]) -> str:
-        called = self.entry if func == "candidate" else _RENAMED.get(func, func)
-        return f"{pascal_case(called)}(" + ", ".join(args) + ")"
+    def function_name(self, name: str) -> str:
+        return pascal_case(name)
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List" or (kind == "Tuple" and has_ellipsis(inner)):
-            return f"List<{self.type_name(inner[0])}>"
-        if kind == "Tuple":
-            return "Tuple<" + ", ".join(self.type_name(i) for i in inner) + ">"
-        if kind == "Dict":
-            return f"Dictionary<{self.type_name(inner[0])},{self.type_name(inner[1])}>"
-        if kind == "Optional":
-            element = self.type_name(inner[0])
-            return f"Nullable<{element}>" if element in _PRIMITIVES else element
-        raise Untranslatable(f"no C# type for {kind}")
+    def call_name(self, func: str) -> str:
+        name = pascal_case(func)
+        return self.entry if name.lower() == "candidate" else name
 
-    def value(self, value: Any, annotation: Any) -> str:
-        """A value where MultiPL-E puts one: in parentheses, but for nulls, optionals and tuples holding a null,
-        which its translation leaves bare (their type differs from the one it expects)."""
-        kind = parts(annotation)[0]
-        if value is None or (isinstance(value, Tup) and None in value.items):
-            return self._value(value, annotation)
-        if kind == "Optional" and self.type_name(annotation).startswith("Nullable"):
-            return self._value(value, annotation)
-        return f"({self._value(value, annotation)})"
+    def optional_type(self, item: str) -> str:
+        return f"Nullable<{item}>" if item in self.primitives else item
 
-    def _value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return "null" if value is None else self._value(value, inner[0])
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if isinstance(value, list) and (kind == "List" or (kind == "Tuple" and has_ellipsis(inner))):
-            element = self.type_name(inner[0])
-            if not value:
-                return f"new List<{element}>()"
-            items = ", ".join(f"({element}){self._value(v, inner[0])}" for v in value)
-            return f"new List<{element}>(new {element}[]" + "{" + items + "})"
-        if kind == "Tuple" and isinstance(value, (Tup, list)) and len(inner) == len(items_of(value)):
-            items = ", ".join(self._tuple_item(v, t) for v, t in zip(items_of(value), inner, strict=True))
-            return f"Tuple.Create({items})"
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(
-                "{" + f"{self._value(k, inner[0])}, {self._value(v, inner[1])}" + "}" for k, v in value.items()
-            )
-            return f"new {self.type_name(annotation)}()" + ("{" + pairs + "}" if pairs else "")
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
+    def make_list(self, element: str, literal: str) -> str:
+        return f"new List<{element}>(" + (f"new {element}[]{literal}" if literal else "") + ")"
 
-    def _tuple_item(self, value: Any, annotation: Any) -> str:
-        if value is None:  # a typed null, so that Tuple.Create can infer the element's type
-            return f"({self.type_name(annotation)})null"
-        return self._value(value, annotation)
+    def optional_value(self, element: str, text: str) -> str:
+        return f"(Nullable<{element}>)null" if text == "null" else text
 
-    def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        return ["    }", "    public static void Main(string[] args) {"]
-
-    def test_suite_suffix_lines(self) -> list[str]:
-        return ["    }\n", "}\n"]
-
-    def deep_equality(self, left: str, right: str) -> str:
-        if self.type_name(self.return_type) in _PRIMITIVES:
-            return f"    Debug.Assert({left} == {right});"
-        return f"    Debug.Assert({left}.Equals({right}));"
-
+    def coerced_prefix(self, text: str) -> str | None:
+        if text == "null":
+            return None
+        dictionary = re.search(r"Dictionary<.+,.+>\(", text)
+        if dictionary:
+            return dictionary.group(0)
+        constructed = re.search(r"new (.+?\()", text)
+        return constructed.group(1) if constructed else None
 
 
 LANGUAGE = CSharp

@@ -7,20 +7,14 @@ literals, `tuple(...)`, associative arrays wrapped in `Nullable`), whatever the 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import parts
+from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "long", "float": "float", "bool": "bool", "str": "string"}
 NULL_DICT = "___null_dict___"  # MultiPL-E's stand-in for `{}`, whose D type only the signature knows
-TYPECONS = "import std.typecons;\n"
-# MultiPL-E's D translator never forgets an import: once a problem needs std.typecons, every problem it translates
-# afterwards (in file-name order) imports it too. Per dataset, the first problem that needed it:
-_TYPECONS_FROM = {"HumanEval_": "HumanEval_107_even_odd_palindrome", "mbpp_": "mbpp_106_add_lists"}
 _ASSERT = re.compile(r"^(\S+\(\d+\)): \[unittest\] (.*)$", re.MULTILINE)
 _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
 
@@ -46,7 +40,7 @@ D_PROOF = f"""    {{
     }}"""
 
 
-class D(Language):
+class D(TypedLanguage):
     name = "d"
     title = "D"
     aliases = ("dlang",)
@@ -55,6 +49,11 @@ class D(Language):
     tools = ("ldmd2",)
     package = "ldc"
     terms = ("array", "array", "tuple", "associative array", "null", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {"int": "long", "float": "float", "bool": "bool", "str": "string"}
+    dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "{}[]", "Nullable!({})"
+    # associative arrays cannot be empty literals: MultiPL-E wraps them in Nullable
+    dict_format, tuple_format = "Nullable!({value}[{key}])", ("Tuple!(", ", ", ")")
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["ldmd2", "-unittest", "-main", "-of=program", source]]
@@ -83,44 +82,32 @@ class D(Language):
         return append(proven.text, D_RUN_MAIN) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
+    def __init__(self) -> None:
+        self.libraries = {"std.math"}  # never forgotten: a problem imports what any problem before it needed
+
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        if returns is None or any(a.annotation is None for a in args):
-            raise Untranslatable("an untyped parameter or result")
-        self.imports = {"import std.math;\n"}
         self.arg_types = [self.type_name(a.annotation) for a in args]
+        typed = ", ".join(kind + " " + a.arg for kind, a in zip(self.arg_types, args, strict=True))
         self.return_type = self.type_name(returns)
-        typed = ", ".join(f"{t} {a.arg}" for t, a in zip(self.arg_types, args, strict=True))
-        described = "/*\n" + description + "\n*/\n"
-        return "".join(sorted(self.imports)) + f"{described}{self.return_type} {name}({typed}) \n"
+        imports = "\n".join(f"import {library};" for library in sorted(self.libraries))
+        return f"{imports}\n/*\n{description}\n*/\n{self.return_type} {name}({typed}) \n"
 
-    def placed(self, name: str, prompt: str) -> str:
-        first = next((first for prefix, first in _TYPECONS_FROM.items() if name.startswith(prefix)), None)
-        if first is None or name < first or TYPECONS in prompt:
-            return prompt
-        return prompt.replace("import std.math;\n", "import std.math;\n" + TYPECONS, 1)
+    def tuple_type(self, items: list[Any]) -> str:
+        self.libraries.add("std.typecons")
+        return super().tuple_type(items)
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"{self.type_name(inner[0])}[]"
-        if kind in ("Tuple", "Optional", "Dict"):
-            self.imports.add(TYPECONS)
-        if kind == "Tuple" and len(inner) > 1:
-            return "Tuple!(" + ", ".join(self.type_name(i) for i in inner) + ")"
-        if kind == "Optional":
-            return f"Nullable!({self.type_name(inner[0])})"
-        if kind == "Dict" and all(parts(i)[0] in _SCALARS for i in inner):
-            # associative arrays cannot be empty literals: MultiPL-E wraps them in Nullable
-            return f"Nullable!({self.type_name(inner[1])}[{self.type_name(inner[0])}])"
-        raise Untranslatable(f"no D type for {kind}")
+    def optional_type(self, item: Any) -> str:
+        self.libraries.add("std.typecons")
+        return super().optional_type(item)
+
+    def odd_dict(self) -> None:
+        return None  # MultiPL-E's D translator writes no type, which fails the problem unless it is a list's item
 
     def gen_literal(self, value: Any) -> str:
         if isinstance(value, bool):
             return str(value).lower()
         if isinstance(value, str):
-            return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return '"' + value.replace('"', '\\"') + '"'
         if isinstance(value, int):
             return f"{value}L"
         return repr(value)  # floats as written; None as `None`, which only a Nullable result's check reads

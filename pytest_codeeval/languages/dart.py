@@ -7,13 +7,14 @@ MultiPL-E's builder as read."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import Call, Tup, TypedLanguage, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
 _SCALARS = {"int": "int", "float": "double", "bool": "bool", "str": "String", "Any": "dynamic"}
@@ -44,7 +45,7 @@ DART_PROOF = f"""  {{
   }}"""
 
 
-class Dart(TypedLanguage):
+class Dart(Language):
     name = "dart"
     title = "Dart"
     file_ext = "dart"
@@ -53,7 +54,7 @@ class Dart(TypedLanguage):
     tools = ("dart",)
     package = "the Dart SDK"
     terms = ("list", "list", "record", "map", "null", "true", "false")
-    memory_bytes = 8 * 1024**3  # the VM reserves its heap's address range up front, as V8 does
+    address_space_bytes = 8 * 1024**3  # the VM reserves its heap's address range up front, as V8 does
     # the tools keep their state under HOME, the sample's scratch directory in the sandbox; no analytics prompt
     env: ClassVar[dict[str, str]] = {"DART_SUPPRESS_ANALYTICS": "true"}
 
@@ -91,47 +92,15 @@ class Dart(TypedLanguage):
         return Proven(DART_IMPORT + proven.text) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "//" + re.sub(r"\n\s*", "\n// ", description.strip()) + "\n"
-        typed = ", ".join(f"{self.type_name(a.annotation)} {a.arg}" for a in args)
-        return f"{described}{self.type_name(returns)} {name}({typed}) " + "{\n"
-
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List" and len(inner) == 1:
-            element = self.type_name(inner[0])
-            return "List" if element == "dynamic" else f"List<{element}>"
-        if kind == "Tuple" and inner and Ellipsis not in [getattr(i, "value", None) for i in inner]:
-            return "(" + ", ".join(self.type_name(i) for i in inner) + ")"
-        if kind == "Dict" and len(inner) == 2 and all(parts(i) in (("int", []), ("str", [])) for i in inner):
-            # MultiPL-E's translation writes a map's key and value types only when they are int or str
-            return f"Map<{self.type_name(inner[0])}, {self.type_name(inner[1])}>"
-        if kind == "Optional" and len(inner) == 1:
-            return self.type_name(inner[0]) + "?"
-        raise Untranslatable(f"no Dart type for {kind}")
-
-    def value(self, value: Any, annotation: Any) -> str:
-        """MultiPL-E writes Dart's values as Python's shapes give them (its coercion leaves them alone): the
-        signature's types let Dart's inference type the literals (an int literal where a double is expected)."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str):
-            return '"' + value.replace("\n", "\\n") + '"'
-        if value is None:
-            return "null"
-        if isinstance(value, (int, float)):
-            return repr(value)
-        if isinstance(value, list):
-            return "[" + ", ".join(self.value(v, None) for v in value) + "]"
-        if isinstance(value, Tup):
-            return "(" + ", ".join(self.value(v, None) for v in value.items) + ")"
-        if isinstance(value, dict):
-            return "{" + ", ".join(f"{self.value(k, None)}: {self.value(v, None)}" for k, v in value.items()) + "}"
-        if isinstance(value, Call):
-            raise Untranslatable("a call inside a test's value")
-        raise Untranslatable(f"a value {value!r} Dart's translation does not write")
+    def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
+        described = describe(description, "// ", "//") + "\n"
+        self.parameters = [a.annotation for a in args]
+        try:
+            typed = ", ".join(f"{dart_type(a.annotation)} {a.arg}" for a in args)
+            result = dart_type(returns)
+        except Untranslatable:
+            return None
+        return f"{described}{result} {name}({typed}) " + "{\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["}", "void main() {", f"  final candidate = {entry_point};", ""]
@@ -171,6 +140,42 @@ class Dart(TypedLanguage):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f"  expect({left}, {right});"
+
+    def gen_literal(self, value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            return '"' + value.replace("\n", "\\n") + '"'
+        if value is None:
+            return "null"
+        return repr(value)
+
+    def gen_tuple(self, items: list[str]) -> str:
+        return "(" + ", ".join(items) + ")"
+
+    def gen_call(self, func: str, args: list[str]) -> str:
+        if func == "candidate" and len(args) > len(self.parameters):
+            raise Untranslatable("a call with more arguments than the signature (MultiPL-E leaves it out)")
+        return f"{func}(" + ", ".join(args) + ")"
+
+
+def dart_type(annotation: Any) -> str:
+    """A Python annotation as MultiPL-E's Dart translation writes it; unions, constants (`...`) and maps of other
+    than int and str keys and values are not written (the problem is left out)."""
+    match annotation:
+        case ast.Name(id=name) if name in _SCALARS:
+            return _SCALARS[name]
+        case ast.Subscript(value=ast.Name(id="List"), slice=inner):
+            element = dart_type(inner)
+            return "List" if element == "dynamic" else f"List<{element}>"
+        case ast.Subscript(value=ast.Name(id="Tuple"), slice=ast.Tuple(elts=items)):
+            return "(" + ", ".join(dart_type(item) for item in items) + ")"
+        case ast.Subscript(value=ast.Name(id="Dict"), slice=ast.Tuple(elts=[ast.Name(id=key), ast.Name(id=value)])):
+            if key in ("int", "str") and value in ("int", "str"):
+                return f"Map<{_SCALARS[key]}, {_SCALARS[value]}>"
+        case ast.Subscript(value=ast.Name(id="Optional"), slice=inner):
+            return dart_type(inner) + "?"
+    raise Untranslatable(f"no Dart type for {ast.dump(annotation)[:60] if annotation else 'a missing annotation'}")
 
 
 LANGUAGE = Dart

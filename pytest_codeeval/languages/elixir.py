@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult
@@ -60,7 +60,7 @@ class Elixir(Language):
     package = "elixir"
     terms = ("list", "list", "tuple", "map", "nil", "true", "false")
     # the BEAM reserves address space for its schedulers' stacks and its allocators' carriers at start-up
-    memory_bytes = 4 * 1024**3
+    address_space_bytes = 4 * 1024**3
 
     def run_command(self, source: str) -> list[str]:
         return ["elixir", source]
@@ -89,7 +89,7 @@ class Elixir(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:
-        return "# " + re.sub(r"\n\s*", "\n# ", description.strip()) + "\n"
+        return describe(description, "# ") + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         names = ", ".join(a.arg for a in args)

@@ -1,24 +1,28 @@
-"""Go: MultiPL-E's `go_test.go` (a test file of package `<name>_test`, built with `go test -c` and run)."""
+"""Go: MultiPL-E's `go_test.go` (a test file of package `<name>_test`, built with `go test -c` and run). The
+prompt's function is closed by the completion (the stop tokens come after it), the tests follow it."""
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import os
 import re
 import subprocess
 import tempfile
-from functools import lru_cache
+import warnings
+from functools import lru_cache, partial
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages import cache_dir
+from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import TypedLanguage, parts
+from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "int", "float": "float64", "bool": "bool", "str": "string"}
-_CHECK = """
-	for i, tc := range tests {
+# parameter names that are Go's types (MultiPL-E's replacements)
+_RENAMED = {"string": "myString", "int": "myInt", "float": "myFloat", "bool": "myBool"}
+_CHECK = """	for i, tc := range tests {
 		t.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {
 			if fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {
 				t.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)
@@ -84,8 +88,15 @@ class Go(TypedLanguage):
     stop = ("\nfunc", "struct", "\n// ")
     tools = ("go",)
     package = "golang-go"
-    memory_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
+    address_space_bytes = 8 * 1024**3  # the Go runtime reserves arenas up front
     terms = ("list", "list", "list", "map", "nil", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "int", "float": "float64", "bool": "bool", "str": "string"},
+        **{"Any": "interface{}"},
+    }
+    dict_names = frozenset({"int", "str"})
+    any_tuple = "[]interface{}"
+    list_format, dict_format = "[]{}", "map[{key}]{value}"
     # the build cache lives in the sample's private /tmp; no toolchain download, no cgo (no C compiler run)
     env: ClassVar[dict[str, str]] = {
         "GOCACHE": "/tmp/.gocache",
@@ -132,44 +143,47 @@ class Go(TypedLanguage):
 
     # -- translator: a test file of package <name>_test; results compared as printed by fmt's %v ----------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "// " + re.sub(r"\n(\s*)", "\n// ", description.strip()) + "\n"
-        typed = ", ".join(f"{a.arg} {self.type_name(a.annotation)}" for a in args)
+        typed = ", ".join(f"{self.gen_var(a.arg)} {self.type_name(a.annotation)}" for a in args)
         header = f'package {name}_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n'
-        return f"{header}{described}func {name}({typed}) {self.type_name(returns)} " + "{\n"
+        return f"{header}{describe(description, '// ')}\nfunc {name}({typed}) {self.type_name(returns)} " + "{\n"
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return "[]" + self.type_name(inner[0])
-        if kind == "Tuple":
-            return "[]interface{}"
-        if kind == "Dict":
-            return f"map[{self.type_name(inner[0])}]{self.type_name(inner[1])}"
-        raise Untranslatable(f"no Go type for {kind}")
+    def gen_literal(self, value: Any) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, str):
+            return '"' + value.replace("\n", "\\n") + '"'
+        return "nil" if value is None else repr(value)
 
-    def value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if kind == "List" and isinstance(value, list):
-            return self.type_name(annotation) + "{" + ", ".join(self.value(v, inner[0]) for v in value) + "}"
-        if kind == "Tuple":
-            values = getattr(value, "items", value)
-            if len(values) == len(inner):
-                return "[]interface{}{" + ", ".join(self.value(v, t) for v, t in zip(values, inner, strict=True)) + "}"
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(f"{self.value(k, inner[0])}: {self.value(v, inner[1])}" for k, v in value.items())
-            return self.type_name(annotation) + "{" + pairs + "}"
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
+    def gen_var(self, name: str) -> str:
+        return _RENAMED.get(name, name)
+
+    def gen_list(self, items: list[str]) -> str:
+        if not items:
+            return _EMPTY_LIST
+        return f"[]{_element_type(items)}" + "{" + ", ".join(_patched(self, item, None) for item in items) + "}"
+
+    def gen_tuple(self, items: list[str]) -> str:
+        return "[]interface{}{" + ", ".join(_patched(self, item, None) for item in items) + "}"
+
+    def gen_dict(self, keys: list[str], values: list[str]) -> str:
+        if not keys:
+            return _EMPTY_DICT
+        pairs = ", ".join(
+            f"{_patched(self, k, None)}: {_patched(self, v, None)}" for k, v in zip(keys, values, strict=True)
+        )
+        return f"map[{_element_type(keys)}]{_element_type(values)}" + "{" + pairs + "}"
+
+    def gen_call(self, func: str, args: list[str]) -> str:
+        if len(args) > len(self.arg_types):
+            raise Untranslatable("a call with more arguments than the signature")
+        return f"{func}(" + ", ".join(map(partial(_patched, self), args, self.arg_types)) + ")"
+
+    def finalize(self, expr: Any, side: str) -> str:
+        return expr if side == "lhs" else _patched(self, expr, self.return_type)
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        test_name = "Test" + "_".join(part.capitalize() for part in entry_point.split("_"))
         return [
-            "}",
-            "",
-            f"func {test_name}(t *testing.T) {{",
+            f"func Test{entry_point.title()}(t *testing.T) {{",
             f"  candidate := {entry_point}",
             "\ttype test struct {",
             "\t\tactual   interface{}",
@@ -179,10 +193,47 @@ class Go(TypedLanguage):
         ]
 
     def test_suite_suffix_lines(self) -> list[str]:
-        return ["   }", _CHECK]
+        return ["   }\n", _CHECK]
 
     def deep_equality(self, left: str, right: str) -> str:
         return f"     {{ actual: {left}, expected: {right} }},"
+
+
+# MultiPL-E's texts for an empty list and dictionary, whose Go type only the signature can give
+_EMPTY_LIST, _EMPTY_DICT = "PATCH list", "PATCH dict"
+_SLICE = re.compile(r"^\[\].*{.*\}$")
+
+
+def _patched(go: Go, text: str, annotation: Any) -> str:
+    """An empty list or dictionary typed by the annotation where it stands (untyped where none is known)."""
+    if text == _EMPTY_LIST:
+        return ("[]interface{}" if annotation is None else go.type_name(annotation)) + "{}"
+    if text == _EMPTY_DICT:
+        return ("map[interface{}]interface{}" if annotation is None else go.type_name(annotation)) + "{}"
+    return text
+
+
+def _kind(text: str) -> str:
+    """MultiPL-E's guess of a Go value's type from its text: read as a Python literal, else a slice is `[]int`."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a Go string's escape that Python does not know
+            value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        value = None
+    for kind, name in ((int, "int"), (bool, "bool"), (str, "string"), (float, "float64")):
+        if type(value) is kind:
+            return name
+    return "[]int" if _SLICE.match(text) else "UNKNOWN"
+
+
+def _element_type(texts: list[str]) -> str:
+    """The element type of a list (or a dictionary's keys or values): the first item's, float64 where the others
+    mix ints and floats, interface{} for any other mix."""
+    first, rest = _kind(texts[0]), [_kind(text) for text in texts[1:]]
+    if all(kind == first for kind in rest):
+        return first
+    return "float64" if all(kind in ("int", "float64") for kind in rest) else "interface{}"
 
 
 _WARM_UP = (

@@ -1,22 +1,18 @@
 """Haskell: MultiPL-E's `hs`. MultiPL-E runs `runghc`; here the program is compiled by `ghc` (no optimisation,
 as the interpreter) and the binary runs, so the type check and code generation count as the compiler's time
 and the sample's CPU limit is its own. The tests are `if x == y then pure () else error "assertion failed"` lines
-of `main`; values are written as MultiPL-E writes them (its literals coerced to the signature's types), except
-where its coercion would not compile (a negative int or an empty list where a float list is expected, an
-Optional inside a container), where the typed value is written instead."""
+of `main`; values are written as MultiPL-E writes them, its coercion's quirks included (coerced.py)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
-from pytest_codeeval.languages.coerced import CoercedLanguage
+from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import parts
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "Int", "float": "Float", "bool": "Bool", "str": "String"}
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
 
@@ -38,7 +34,7 @@ def camel_case(name: str) -> str:
     return name[0].lower() + joined[1:]
 
 
-class Haskell(CoercedLanguage):
+class Haskell(Coerced):
     name = "hs"
     title = "Haskell"
     aliases = ("haskell",)
@@ -47,14 +43,17 @@ class Haskell(CoercedLanguage):
     tools = ("ghc",)
     package = "ghc"
     terms = ("list", "list", "tuple", "association list", "Nothing", "True", "False")
-    comment = "--"
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "Int", "float": "Float", "bool": "Bool", "str": "String"},
+        **{"None": "Nothing"},
+    }
+    dict_names = frozenset(scalars)
+    list_format, optional_format = "[{}]", "Maybe {}"
+    dict_format, tuple_format = "[({key}, {value})]", ("(", ", ", ")")
     list_separator = ","
+    booleans, negative_format, none_literal = ("False", "True"), "(-{})", "Nothing"
     nothing = "Nothing"
     some = "Just ({})"
-    nested_floats = False  # a Haskell literal 1 is a Float where one goes
-
-    def boolean(self, value: bool) -> str:
-        return str(value)
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         # linked against GHC's shared libraries: the same program, without statically linking the runtime and base
@@ -90,24 +89,10 @@ class Haskell(CoercedLanguage):
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "-- | " + re.sub(r"\n\s*", "\n-- | ", description.strip()) + "\n"
         function = camel_case(name)
-        types = " -> ".join(self.type_name(t) for t in [*(a.annotation for a in args), returns])
-        return f"{described}{function} :: {types}\n{function} {' '.join(a.arg for a in args)} ="
-
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"[{self.type_name(inner[0])}]"
-        if kind == "Tuple" and Ellipsis not in [getattr(i, "value", None) for i in inner]:
-            return "(" + ", ".join(self.type_name(i) for i in inner) + ")"
-        if kind == "Dict":
-            return f"[({self.type_name(inner[0])}, {self.type_name(inner[1])})]"
-        if kind == "Optional":
-            return f"Maybe {self.type_name(inner[0])}"
-        raise Untranslatable(f"no Haskell type for {kind}")
+        types = " -> ".join(self.type_name(t) for t in [*self.arg_types, returns])
+        declared = f"{function} {' '.join(a.arg for a in args)} ="
+        return f"{describe(description, '--  ', '-- | ')}\n{function} :: {types}\n{declared}"
 
     def gen_var(self, name: str) -> Any:
         return camel_case(name)
@@ -120,12 +105,6 @@ class Haskell(CoercedLanguage):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f'  if {left} == {right} then pure () else error "assertion failed"'
-
-    def float_list(self, value: list[Any], annotation: Any) -> str:
-        """MultiPL-E's Haskell coerces a float list's text as one item: ".0" after the last item of a list written
-        without a point ([1,2,3.0]); not after an empty list or a negative item, where that would not compile."""
-        text = self.plain(value)
-        return text[:-1] + ".0]" if value and "." not in text and not text.endswith(")]") else text
 
 
 LANGUAGE = Haskell

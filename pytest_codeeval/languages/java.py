@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_codeeval.languages.jvm import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import TypedLanguage, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
-_PRIMITIVES = {"int": "long", "float": "float", "bool": "boolean"}
-_BOXED = {"long": "Long", "float": "Float", "boolean": "Boolean"}
 _IMPORTS = (
     "java.util.*",
     "java.lang.reflect.*",
@@ -22,11 +19,6 @@ _IMPORTS = (
     "java.io.*",
     "java.util.stream.*",
 )
-
-
-def camel_case(name: str) -> str:
-    first, *rest = name.split("_")
-    return first + "".join(part.title() for part in rest)
 
 
 JAVATUPLES = "/usr/share/java/javatuples.jar"  # Debian's libjavatuples-java; MultiPL-E's prompts import it
@@ -46,17 +38,27 @@ JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
 _JAVAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
 
 
-class Java(TypedLanguage):
+class Java(Jvm):
     name = "java"
     title = "Java"
-    int_suffix = "l"
-    float_suffix = "f"
     file_ext = "java"
-    stop = ("\n    }\n",)
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("array list", "array list", "pair", "hash map", "null", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "long", "float": "float", "bool": "boolean", "str": "String"},
+        **{"None": "Optional.empty()", "Any": "Object"},
+    }
+    none_annotation = "Optional.empty()"
+    optional_name = "Optional"
+    tuple_maker = "Pair.with"
+    list_value = "new ArrayList<{element}>(Arrays.asList{literal})"
+    optional_value_format = "Optional.of({text})"
+    pair_format, map_brackets, map_value = "{key}, {value}", "", "new {kind}(Map.of({literal}))"
+    list_format, optional_format = "ArrayList<{}>", "Optional<{}>"
+    dict_format, tuple_format = "HashMap<{key},{value}>", ("Pair<", ", ", ">")
+    main = "public static void main(String[] args) {"
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()
@@ -88,67 +90,31 @@ class Java(TypedLanguage):
         return f"exception: {kind}" + (f": {message[:200]}" if message else "")
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "    // " + re.sub(r"\n(\s*)", "\n    // ", description.strip()) + "\n"
-        typed = ", ".join(f"{self.type_name(a.annotation)} {a.arg}" for a in args)
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
         imports = "".join(f"import {module};\n" for module in _IMPORTS)
+        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
         return (
-            f"{imports}class Problem {{\n{described}"
-            f"    public static {self.type_name(returns)} {camel_case(name)}({typed}) " + "{\n"
+            f"{imports}class Problem {{\n{self.described(description)}"
+            f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
         )
 
-    def call(self, func: str, args: list[str]) -> str:
-        return f"{camel_case(self.entry if func == 'candidate' else func)}(" + ", ".join(args) + ")"
+    def contained(self, item: str) -> str:
+        return _boxed(item)
 
-    def type_name(self, annotation: Any, boxed: bool = False) -> str:
-        kind, inner = parts(annotation)
-        if kind in _PRIMITIVES:
-            return _BOXED[_PRIMITIVES[kind]] if boxed else _PRIMITIVES[kind]
-        if kind == "str":
-            return "String"
-        if kind == "List":
-            return f"ArrayList<{self.type_name(inner[0], True)}>"
-        if kind == "Tuple" and len(inner) == 2:
-            return f"Pair<{self.type_name(inner[0], True)}, {self.type_name(inner[1], True)}>"
-        if kind == "Dict":
-            return f"HashMap<{self.type_name(inner[0], True)},{self.type_name(inner[1], True)}>"
-        if kind == "Optional":
-            return f"Optional<{self.type_name(inner[0], True)}>"
-        raise Untranslatable(f"no Java type for {kind}")
+    def wants_optional(self, expected: str, text: str) -> bool:
+        return "Optional" in expected and "Optional.empty()" not in text
 
-    def value(self, value: Any, annotation: Any) -> str:
-        return f"({self._value(value, annotation)})"
+    def coerced_prefix(self, text: str) -> str | None:
+        if "Arrays.asList(" in text:
+            return text[text.index("new ") + len("new ") : text.index("Arrays.asList(")]
+        if "Optional.of(" in text:
+            return None
+        found = re.search(r"new (.+)\(", text)
+        return found.group(1) if found else None
 
-    def _value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return "Optional.empty()" if value is None else f"Optional.of({self._value(value, inner[0])})"
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if kind == "List" and isinstance(value, list):
-            element = parts(inner[0])[0]
-            cast = f"({_PRIMITIVES[element]})" if element in _PRIMITIVES else ""
-            contents = ", ".join(cast + self._value(v, inner[0]) for v in value)
-            return f"new {self.type_name(annotation)}(Arrays.asList({contents}))"
-        if kind == "Tuple" and len(inner) == 2 == len(items_of(value)):
-            return (
-                "Pair.with(" + ", ".join(self._value(v, t) for v, t in zip(items_of(value), inner, strict=True)) + ")"
-            )
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(f"{self._value(k, inner[0])}, {self._value(v, inner[1])}" for k, v in value.items())
-            return f"new {self.type_name(annotation)}(Map.of({pairs}))"
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
 
-    def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        return ["    }", "    public static void main(String[] args) {"]
-
-    def test_suite_suffix_lines(self) -> list[str]:
-        return ["    }\n", "}\n"]
-
-    def deep_equality(self, left: str, right: str) -> str:
-        if parts(self.return_type)[0] in _PRIMITIVES:
-            return f"    assert({left} == {right});"
-        return f"    assert({left}.equals({right}));"
+def _boxed(kind: str) -> str:
+    return {"long": "Long", "float": "Float", "boolean": "Boolean"}.get(kind, kind)
 
 
 LANGUAGE = Java

@@ -37,7 +37,7 @@ class JavaScript(Language):
     tools: ClassVar[tuple[str, ...]] = ("node",)
     package = "nodejs"
     terms = ("array", "array", "array", "object", "undefined", "true", "false")
-    memory_bytes = 8 * 1024**3  # V8 reserves its heap cage up front
+    address_space_bytes = 8 * 1024**3  # V8 reserves its heap cage up front
 
     def run_command(self, source: str) -> list[str]:
         return ["node", "--max-old-space-size=1024", source]

@@ -59,7 +59,7 @@ class Julia(Language):
     tools = ("julia",)
     package = "julia"
     terms = ("vector", "vector", "tuple", "dictionary", "nothing", "true", "false")
-    memory_bytes = 8 * 1024**3  # the runtime maps its GC pools and code space up front
+    address_space_bytes = 8 * 1024**3  # the runtime maps its GC pools and code space up front
     # packages and compiled code go to the depot; the home is hidden, so the sample's private /tmp holds it, and
     # the trailing ':' keeps the installation's own depot (its precompiled standard library, Test included)
     env: ClassVar[dict[str, str]] = {"JULIA_DEPOT_PATH": "/tmp/julia-depot:", "JULIA_NUM_THREADS": "1"}
@@ -126,11 +126,7 @@ class Julia(Language):
         if isinstance(value, bool):
             return str(value).lower()
         if isinstance(value, str):
-            if '"' in value:
-                from pytest_codeeval.languages.translate import Untranslatable
-
-                raise Untranslatable("a string with a double quote (MultiPL-E's Julia translation leaves it out)")
-            return f'"{value}"'
+            return '"' + value.replace('"', '\\"').replace("$", "\\$") + '"'  # only these escaped, as MultiPL-E
         if value is None:
             return "nothing"
         return repr(value)
@@ -145,7 +141,7 @@ class Julia(Language):
         if func == "candidate":
             self.candidate_result = True
             parameters = self.signature[0]
-            args = [_typed_empty(a, parameters[i]) if i < len(parameters) else a for i, a in enumerate(args)]
+            args = [_typed_empty(a, parameters[i]) for i, a in enumerate(args)]  # more arguments: left out
         return func + "(" + ", ".join(args) + ")"
 
 

@@ -6,7 +6,7 @@ import re
 import subprocess
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, docstring_comment
+from pytest_codeeval.languages.base import Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -49,7 +49,7 @@ class Lua(Language):
     title = "Lua"
     file_ext = "lua"
     comment = "--"
-    stop = ("\nlocal", "\nfunction", "\n--", "\n\n")
+    stop = ("\nlocal", "\nfunction", "\n--")
     tools = ("lua5.4",)
     package = "lua5.4 lua-unit"
     terms = ("table", "table", "table", "table", "nil", "true", "false")
@@ -90,7 +90,7 @@ class Lua(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        return f"{docstring_comment(description, '-- ')}local function {name}({', '.join(a.arg for a in args)})\n"
+        return f"{line_comments(description, '-- ')}local function {name}({', '.join(a.arg for a in args)})\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["lu = require('luaunit')", "", "function test_humaneval()", f"local candidate = {entry_point}"]

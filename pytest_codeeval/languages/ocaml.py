@@ -1,20 +1,18 @@
 """OCaml: MultiPL-E's `ml`, run as MultiPL-E runs it, by the `ocaml` toplevel (the file type-checked and run
 phrase by phrase). The tests are `assert` lines of a `let assertions = ...` phrase. Values are written as
-MultiPL-E writes them (its literals coerced to the signature's types) except where its text does not parse or
-type-check: MultiPL-E writes a negative int as `(~1)`, which OCaml's parser rejects; here `(-1)`."""
+MultiPL-E writes them, its quirks included (coerced.py): a negative int is `(~1)`, which OCaml's parser rejects,
+as in MultiPL-E's own rows."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
-from pytest_codeeval.languages.coerced import CoercedLanguage
+from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
-from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import parts
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "string"}
 _LOCATION = re.compile(r'^File "[^"]*", line (\d+), characters [\d-]+:', re.MULTILINE)
 _ASSERT = re.compile(r'^Exception: Assert_failure\s*\("[^"]*", (\d+), \d+\)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^Exception: (.*?)\.?$", re.MULTILINE)
@@ -40,7 +38,7 @@ let () =
 """
 
 
-class OCaml(CoercedLanguage):
+class OCaml(Coerced):
     name = "ml"
     title = "OCaml"
     aliases = ("ocaml",)
@@ -49,7 +47,13 @@ class OCaml(CoercedLanguage):
     tools = ("ocaml",)
     package = "ocaml-nox"
     terms = ("list", "list", "tuple", "association list", "None", "true", "false")
-    list_separator = dict_separator = "; "
+    scalars: ClassVar[dict[str, Any]] = {"int": "int", "float": "float", "bool": "bool", "str": "string"}
+    dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "{} list", "{} option"
+    dict_format, tuple_format = "({key}, {value}) list", (" ", " * ", "")  # MultiPL-E's leading space
+    list_separator = items_separator = pair_separator = "; "
+    # MultiPL-E writes no text for None: the problem fails, or None shows as `None` or `Some(None)`
+    negative_format, none_literal = "(~{})", None
 
     def run_command(self, source: str) -> list[str]:
         return ["ocaml", source]
@@ -77,23 +81,8 @@ class OCaml(CoercedLanguage):
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "(**" + re.sub(r"\n\s*", "\n * ", description.strip()) + "\n*)\n"
         typed = " ".join(f"({a.arg} : {self.type_name(a.annotation)})" for a in args)
-        return f"{described}let {name} {typed} : {self.type_name(returns)} ="
-
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"{self.type_name(inner[0])} list"
-        if kind == "Tuple" and Ellipsis not in [getattr(i, "value", None) for i in inner]:
-            return " " + " * ".join(self.type_name(i) for i in inner)  # MultiPL-E's leading space
-        if kind == "Dict":
-            return f"({self.type_name(inner[0])}, {self.type_name(inner[1])}) list"
-        if kind == "Optional":
-            return f"{self.type_name(inner[0])} option"
-        raise Untranslatable(f"no OCaml type for {kind}")
+        return f"{describe(description, ' * ', '(**')}\n*)\nlet {name} {typed} : {self.type_name(returns)} ="
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["", "let assertions =", f" let candidate = {entry_point} in"]

@@ -6,7 +6,7 @@ import re
 import signal
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -75,7 +75,7 @@ class Perl(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "# " + re.sub(r"\n(\s*)", "\n# ", description.strip()) + "\n"
+        described = describe(description, "# ") + "\n"
         return f"{described}sub {name} " + "{\n    " + f"my({', '.join('$' + a.arg for a in args)}) = @_;\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
@@ -87,9 +87,11 @@ class Perl(Language):
     def deep_equality(self, left: str, right: str) -> str:
         return f"        if(eq_deeply({left},{right})) " + '{\n        print "ok!" }else{\n        exit 1;\n        }'
 
-    def gen_literal(self, value: Any) -> str:
+    def gen_literal(self, value: Any) -> Any:
         if value is True:
-            return "1"
+            # a number, not text: MultiPL-E's Perl translation then fails (and leaves out) a problem with True among
+            # a list's items or a call's arguments, which it joins as text; a tuple's items are converted first
+            return 1
         if value is False:
             return '""'
         if isinstance(value, str):
@@ -97,6 +99,9 @@ class Perl(Language):
         if value is None:
             return "undef"
         return repr(value)
+
+    def gen_tuple(self, items: list[Any]) -> str:
+        return "[" + ", ".join(str(item) for item in items) + "]"
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return ("$candidate->" if func == "candidate" else func) + "(" + ", ".join(args) + ")"

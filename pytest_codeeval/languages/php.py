@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -59,7 +59,7 @@ class Php(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "<?php\n// " + re.sub(r"\n(\s*)", "\n// ", description.strip()) + "\n"
+        described = "<?php\n" + describe(description, "// ") + "\n"
         return described + f"function {name}({', '.join('$' + a.arg for a in args)}) {{\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:

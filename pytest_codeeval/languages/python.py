@@ -7,24 +7,29 @@ import ast
 from typing import Any
 
 from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.runners.python import PythonRunner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
-_TYPING = ("List", "Dict", "Tuple", "Optional", "Union", "Any")
 
-
-def _typing_names(annotation: Any) -> list[str]:
-    """The `typing` names an annotation uses, outermost first (the order of MultiPL-E's import line)."""
-    found: list[str] = []
-    for node in ast.walk(annotation):
-        name = (
-            node.value.id
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-            else (node.id if isinstance(node, ast.Name) and node.id == "Any" else None)
-        )
-        if name in _TYPING and name not in found:
-            found.append(name)
-    return found
+def py_type(annotation: Any, needs: list[str]) -> str:
+    """An annotation as MultiPL-E's Python translation writes it, adding the `typing` names it imports to `needs`
+    (a generic's name, and `Any`): a constant other than None is written `...`, as MultiPL-E writes it."""
+    match annotation:
+        case ast.Subscript(value=ast.Name(id=name), slice=inner):
+            if name not in needs:
+                needs.append(name)
+            items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            return name + "[" + ", ".join(py_type(item, needs) for item in items) + "]"
+        case ast.Name(id=name):
+            if name == "Any" and name not in needs:
+                needs.append(name)
+            return name
+        case ast.Constant(value=None):
+            return "None"
+        case ast.Constant():
+            return "..."
+    raise Untranslatable(f"an annotation MultiPL-E's Python translation does not write: {ast.dump(annotation)[:60]}")
 
 
 class Python(Language):
@@ -44,11 +49,8 @@ class Python(Language):
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         needs: list[str] = []
-        for annotation in [a.annotation for a in args] + [returns]:
-            if annotation is not None:
-                needs += [n for n in _typing_names(annotation) if n not in needs]
-        params = ", ".join(a.arg + (f": {ast.unparse(a.annotation)}" if a.annotation is not None else "") for a in args)
-        result = f" -> {ast.unparse(returns)}" if returns is not None else ""
+        params = ", ".join(a.arg + (f": {py_type(a.annotation, needs)}" if a.annotation else "") for a in args)
+        result = f" -> {py_type(returns, needs)}" if returns is not None else ""
         imports = f"from typing import {', '.join(needs)}\n\n" if needs else ""
         return f'{imports}def {name}({params}){result}:\n    """{description}"""\n'
 

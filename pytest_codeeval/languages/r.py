@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, docstring_comment
+from pytest_codeeval.languages.base import Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -70,7 +70,7 @@ class R(Language):
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         self.parameters = tuple(a.annotation for a in args)
-        return f"{docstring_comment(description, '# ')}{name} <- function({', '.join(a.arg for a in args)}) " + "{"
+        return f"{line_comments(description, '# ')}{name} <- function({', '.join(a.arg for a in args)}) " + "{"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["test_humaneval <- function() {", f"    candidate <- {entry_point}"]

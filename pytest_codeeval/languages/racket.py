@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import MARK, Language, docstring_comment
+from pytest_codeeval.languages.base import MARK, Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -84,7 +84,7 @@ class Racket(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = docstring_comment(description, ";; ")
+        described = line_comments(description, ";; ")
         return f"#lang racket\n\n{described}(define ({name} {' '.join(a.arg for a in args)})\n"
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -88,7 +88,7 @@ class Ruby(Language):
 
     # -- translator --------------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:
-        return "# " + re.sub(r"\n(\s+)", "\n# ", description.strip()) + "\n"
+        return describe(description, "# ") + "\n"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         return f"{self.describe(description)}def {name}({', '.join(a.arg for a in args).lower()})\n"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import pwd
 import re
 import shutil
 import subprocess
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.coerced import Coerced, generic, named
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import TypedLanguage, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
 _SCALARS = {"int": "isize", "float": "f64", "bool": "bool", "str": "String"}
@@ -43,7 +45,7 @@ fn codeeval_proof() {{
 _PANIC = re.compile(r"panicked at (?:'(.*?)', )?[^\n]*?(?::\n(.*))?$", re.MULTILINE)
 
 
-class Rust(TypedLanguage):
+class Rust(Coerced):
     name = "rs"
     title = "Rust"
     aliases = ("rust",)
@@ -53,6 +55,13 @@ class Rust(TypedLanguage):
     tools = ("rustc",)
     package = "rustc (or rustup)"
     terms = ("vector", "vector", "tuple", "HashMap", "None", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {"int": "isize", "float": "f64", "bool": "bool", "str": "String"}
+    dict_names = frozenset({"int", "str"})
+    list_format, optional_format = "Vec<{}>", "Option<{}>"
+    dict_format, tuple_format = "HashMap<{key}, {value}>", ("(", ", ", ")")
+    list_open = "vec!["
+    string_format = 'String::from("{}")'
+    curried = False
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [[rustc(), source, "-o", "program"]]
@@ -75,49 +84,45 @@ class Rust(TypedLanguage):
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "/// " + re.sub(r"\n(\s*)", "\n/// ", description.strip()) + "\n"
+        self.hashmap = False
         typed = ", ".join(f"{a.arg}: {self.type_name(a.annotation)}" for a in args)
-        uses = "use std::collections::HashMap;\n\n" if "HashMap" in typed + self.type_name(returns) else ""
-        return f"{uses}{described}fn {name}({typed}) -> {self.type_name(returns)} " + "{\n"
+        result = self.type_name(returns)
+        uses = "use std::collections::HashMap;\n\n" if self.hashmap else ""
+        return f"{uses}{describe(description, '/// ')}\nfn {name}({typed}) -> {result} " + "{\n"
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List":
-            return f"Vec<{self.type_name(inner[0])}>"
-        if kind == "Tuple" and Ellipsis not in [getattr(i, "value", None) for i in inner]:
-            return "(" + ", ".join(self.type_name(i) for i in inner) + ")"
-        if kind == "Dict":
-            return f"HashMap<{self.type_name(inner[0])}, {self.type_name(inner[1])}>"
-        if kind == "Optional":
-            return f"Option<{self.type_name(inner[0])}>"
-        raise Untranslatable(f"no Rust type for {kind}")
+    def dict_type(self, key: str, value: str) -> str:
+        self.hashmap = True
+        return super().dict_type(key, value)
 
-    def scalar(self, value: Any, kind: str) -> str | None:
-        literal = super().scalar(value, kind)
-        return f"String::from({literal})" if kind == "str" and literal is not None else literal
+    def gen_literal(self, value: Any) -> str:
+        if isinstance(value, str) and '"' in value:
+            raise Untranslatable("a string with a double quote")
+        return str(super().gen_literal(value))
 
-    def value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return "None" if value is None else f"Some({self.value(value, inner[0])})"
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if kind == "List" and isinstance(value, list):
-            return "vec![" + ", ".join(self.value(v, inner[0]) for v in value) + "]"
-        if kind == "Tuple" and len(inner) == len(items_of(value)):
-            return "(" + ", ".join(self.value(v, t) for v, t in zip(items_of(value), inner, strict=True)) + ")"
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(f"({self.value(k, inner[0])}, {self.value(v, inner[1])})" for k, v in value.items())
-            return f"HashMap::from([{pairs}])"
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
+    def gen_dict(self, keys: list[Any], values: list[Any]) -> str:
+        return "HashMap::from(" + super().gen_dict(keys, values) + ")"
+
+    def coerce_first(self, text: Any, annotation: Any) -> Any:
+        if text == "vec![]" and generic(annotation, "List"):
+            return f"Vec::<{self.type_name(annotation.slice)}>::new()"
+        if text == "vec![]" and named(annotation, "str"):
+            return "String::new()"
+        return None
+
+    def coerce_last(self, text: Any, annotation: Any) -> Any:
+        match annotation:
+            case ast.Subscript(value=ast.Name(id="Tuple"), slice=ast.Tuple(elts=[first, second])) if all(
+                generic(item, "Optional") for item in (first, second)
+            ):
+                left, right = text.strip("()").split(", ")
+                return "(" + ", ".join(self.coerce(item, first) for item in (left, right)) + ")"
+        return text
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["}", "", "fn main() {", f"    let candidate = {entry_point};"]
 
     def test_suite_suffix_lines(self) -> list[str]:
-        return ["}", ""]
+        return ["}\n"]
 
     def deep_equality(self, left: str, right: str) -> str:
         return f"    assert_eq!({left}, {right});"

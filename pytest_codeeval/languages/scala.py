@@ -6,20 +6,18 @@ library method added in 2.12 or 2.13 (`toIntOption`, `maxOption`, `LazyList`, ..
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_codeeval.languages.jvm import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import Tup, TypedLanguage, has_ellipsis, items_of, parts
 from pytest_codeeval.sandbox.api import ExecResult
 
-_SCALARS = {"int": "Long", "float": "Float", "bool": "Boolean", "str": "String"}
-_CASTS = {"int": ".toLong", "float": ".toFloat"}  # how MultiPL-E writes a list's numbers
-_RENAMED = {"operator": "op", "strlen": "string_length"}  # MultiPL-E's renamed parameters (its C++ list)
 _EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 # scalac runs on a JVM: C1 only and the serial collector start it in about half the time
 _SCALAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
@@ -49,17 +47,26 @@ SCALA_PROOF = f"""    {{
     }}"""
 
 
-class Scala(TypedLanguage):
+class Scala(Jvm):
     name = "scala"
     title = "Scala"
-    int_suffix = "l"
-    float_suffix = "f"
     file_ext = "scala"
-    stop = ("\n    }\n",)
     tools = ("scalac", "java")
     package = "scala"
-    memory_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
     terms = ("list", "list", "tuple", "map", "None", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{"int": "Long", "float": "Float", "bool": "Boolean", "str": "String"},
+        **{"None": "None", "Any": "Any"},
+    }
+    none_annotation = "None"
+    optional_name = "Option"
+    list_value = "List[{element}]{literal}"
+    optional_value_format = "Some({text})"
+    pair_format, map_brackets = "{key} -> {value}", ""
+    list_format, optional_format = "List[{}]", "Option[{}]"
+    dict_format, tuple_format = "Map[{key},{value}]", ("Tuple2[", ", ", "]")  # Tuple2 whatever the count
+    main = "def main(args: Array[String]) = {"
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["scalac", *_SCALAC_JVM, "-d", ".", source]]
@@ -92,65 +99,29 @@ class Scala(TypedLanguage):
         return in_last_body(program, _MAIN, SCALA_PROOF)
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
-        described = "    // " + re.sub(r"\n(\s*)", "\n    // ", description.strip()) + "\n"
-        typed = ", ".join(f"{_RENAMED.get(a.arg, a.arg)} : {self.type_name(a.annotation)}" for a in args)
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
+        formal = ", ".join(f"{name} : {kind}" for kind, name in typed)
         return (
             "import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n"
-            f"{described}    def {camel_case(name)}({typed}) : {self.type_name(returns)} = " + "{\n"
+            f"{self.described(description)}    def {self.entry}({formal}) : {self.return_name} = " + "{\n"
         )
 
-    def call(self, func: str, args: list[str]) -> str:
-        called = self.entry if func == "candidate" else _RENAMED.get(func, func)
-        return f"{camel_case(called)}(" + ", ".join(args) + ")"
+    def union_type(self, items: list[str]) -> str:
+        if len(items) != 2:
+            raise Untranslatable("a union of more than two types")
+        either = f"Either[{items[0]}, {items[1]}]"
+        self.union_decls[either] = {}
+        return either
 
-    def type_name(self, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind in _SCALARS:
-            return _SCALARS[kind]
-        if kind == "List" or (kind == "Tuple" and has_ellipsis(inner)):
-            return f"List[{self.type_name(inner[0])}]"
-        if kind == "Tuple":
-            return f"Tuple{len(inner)}[" + ", ".join(self.type_name(i) for i in inner) + "]"
-        if kind == "Dict":
-            return f"Map[{self.type_name(inner[0])},{self.type_name(inner[1])}]"
-        if kind == "Optional":
-            return f"Option[{self.type_name(inner[0])}]"
-        raise Untranslatable(f"no Scala type for {kind}")
+    def cast(self, text: str, element: Any) -> str:
+        name = element.id if isinstance(element, ast.Name) else ""
+        return text + {"int": ".toLong", "float": ".toFloat", "bool": ".toBoolean"}.get(name, "")
 
-    def value(self, value: Any, annotation: Any) -> str:
-        """A value where MultiPL-E puts one: in parentheses, but for its bare optionals and tuples holding a None."""
-        if parts(annotation)[0] == "Optional" or (isinstance(value, Tup) and None in value.items):
-            return self._value(value, annotation)
-        return f"({self._value(value, annotation)})"
+    def primitive_cast(self, text: str, expected: str) -> str | None:
+        return text  # MultiPL-E's cast looks for a Python type's name in a Scala one's: it finds none
 
-    def _value(self, value: Any, annotation: Any) -> str:
-        kind, inner = parts(annotation)
-        if kind == "Optional":
-            return "None" if value is None else f"Some({self._value(value, inner[0])})"
-        if (literal := self.scalar(value, kind)) is not None:
-            return literal
-        if isinstance(value, list) and (kind == "List" or (kind == "Tuple" and has_ellipsis(inner))):
-            cast = _CASTS.get(parts(inner[0])[0], "")
-            return f"{self.type_name(annotation)}(" + ", ".join(self._value(v, inner[0]) + cast for v in value) + ")"
-        if kind == "Tuple" and isinstance(value, (Tup, list)) and len(inner) == len(items_of(value)):
-            return "(" + ", ".join(self._value(v, t) for v, t in zip(items_of(value), inner, strict=True)) + ")"
-        if kind == "Dict" and isinstance(value, dict):
-            pairs = ", ".join(f"{self._value(k, inner[0])} -> {self._value(v, inner[1])}" for k, v in value.items())
-            return f"{self.type_name(annotation)}({pairs})"
-        raise Untranslatable(f"a value {value!r} that is not a {kind}")
-
-    def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        return ["    }", "    def main(args: Array[String]) = {"]
-
-    def test_suite_suffix_lines(self) -> list[str]:
-        return ["    }\n", "}\n"]
-
-    def deep_equality(self, left: str, right: str) -> str:
-        if self.type_name(self.return_type) in ("Long", "Float", "Boolean"):
-            return f"    assert({left} == {right});"
-        return f"    assert({left}.equals({right}));"
-
+    def wants_optional(self, expected: str, text: str) -> bool:
+        return expected.split("[")[0] == "Option" and "[" in expected and "None" not in text
 
 
 @lru_cache(maxsize=1)

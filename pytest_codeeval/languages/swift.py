@@ -9,14 +9,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.proof import Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.languages.typed import Call, Tup, TypedLanguage, parts
+from pytest_codeeval.languages.typed import TypedLanguage, is_ellipsis
 from pytest_codeeval.sandbox.api import ExecResult
 
 _SIMPLE = {"int": "Int", "float": "Double", "bool": "Bool", "str": "String"}
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Tup:
+    """A Python tuple (kept apart from lists: Swift writes them differently)."""
+
+    items: tuple[Any, ...]
+
+
 # MultiPL-E's test prelude: tuples are not Equatable, so arrays of (Int, Int) get their own ==
 _TUPLE_ARRAY_EQUALITY = """
 func ==(left: [(Int, Int)], right: [(Int, Int)]) -> Bool {
@@ -79,10 +95,16 @@ class Swift(TypedLanguage):
     title = "Swift"
     file_ext = "swift"
     timeout = 5.0  # MultiPL-E's evaluator gives the binary 5 s (and swiftc 45 s)
+    build_cpu_seconds = 45.0  # MultiPL-E's bound on swiftc (Swift is not installable here to measure it)
     stop = ("\n}",)
     tools = ("swiftc",)
     package = "swift.org's Linux toolchain"
     terms = ("array", "array", "tuple", "dictionary", "nil", "true", "false")
+    scalars: ClassVar[dict[str, Any]] = {
+        **{name: SwiftType(kind) for name, kind in _SIMPLE.items()},
+        **{"Any": ANY},
+    }
+    none_annotation = UNIT
 
     def unavailable(self) -> str | None:
         if not self.missing_tools():
@@ -124,8 +146,8 @@ class Swift(TypedLanguage):
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         self.conformances: list[str] = []
         self.enum: SwiftType | None = None
-        self.params = [(a.arg, self.simplify(self.swift_type(a.annotation))) for a in args]
-        self.result = self.simplify(self.swift_type(returns))
+        self.params = [(a.arg, self.simplify(self.type_name(a.annotation))) for a in args]
+        self.result = self.simplify(self.type_name(returns))
         needs = ""
         if self.enum is not None:
             cases = "\n".join(
@@ -133,31 +155,29 @@ class Swift(TypedLanguage):
             )
             needs += f"\nenum Value: Equatable, Hashable {{\n{cases}\n}}\n\n            "
         needs += "\n".join(self.conformances)
-        described = "/// " + re.sub(r"\n(\s+)", "\n/// ", description.strip()) + "\n"
+        described = describe(description, "/// ") + "\n"
         params = ", ".join(f"{arg}: {kind.text()}" for arg, kind in self.params)
         return f"{needs}\n{described}func {name}({params}) -> {self.result.text()} {{\n"
 
-    def swift_type(self, annotation: Any) -> SwiftType:
-        kind, inner = parts(annotation)
-        if kind in _SIMPLE:
-            return SwiftType(_SIMPLE[kind])
-        if kind == "Any":
-            return SwiftType("AnyHashable")
-        if kind == "None":
-            return UNIT
-        if kind == "List":
-            return SwiftType("Array", (self.swift_type(inner[0]),))
-        if kind == "Tuple" and len(inner) == 2 and getattr(inner[1], "value", None) is Ellipsis:
-            return SwiftType("Array", (self.swift_type(inner[0]),))
-        if kind == "Tuple":
-            return SwiftType("Tuple", tuple(self.swift_type(i) for i in inner))
-        if kind == "Dict":
-            return SwiftType("Dictionary", (self.swift_type(inner[0]), self.swift_type(inner[1])))
-        if kind == "Optional":
-            return SwiftType("Optional", (self.swift_type(inner[0]),))
-        if kind == "Union":
-            return SwiftType("Union", tuple(self.swift_type(i) for i in inner))
-        raise Untranslatable(f"no Swift type for {kind}")
+    def list_type(self, item: SwiftType) -> SwiftType:
+        return SwiftType("Array", (item,))
+
+    def ellipsis_tuple(self, items: list[Any]) -> SwiftType:
+        if len(items) != 2 or not is_ellipsis(items[1]):
+            raise Untranslatable("a tuple type with an ellipsis among its items")
+        return self.list_type(self.type_name(items[0]))
+
+    def tuple_type(self, items: list[SwiftType]) -> SwiftType:
+        return SwiftType("Tuple", tuple(items))
+
+    def dict_type(self, key: SwiftType, value: SwiftType) -> SwiftType:
+        return SwiftType("Dictionary", (key, value))
+
+    def optional_type(self, item: SwiftType) -> SwiftType:
+        return SwiftType("Optional", (item,))
+
+    def union_type(self, items: list[SwiftType]) -> SwiftType:
+        return SwiftType("Union", tuple(items))
 
     def simplify(self, kind: SwiftType) -> SwiftType:
         """MultiPL-E's simplification: one-tuples unwrapped, unions as optionals, Results or the enum `Value`."""
@@ -192,6 +212,22 @@ class Swift(TypedLanguage):
     @staticmethod
     def constructor(union: SwiftType, index: int, inner: str) -> str:
         return f"{union.args[index].text().lower()}Value({inner})"
+
+    # values stay Python values while walked, and are written at the signature's types in `finalize`
+    def gen_literal(self, value: Any) -> Any:
+        return value
+
+    def gen_list(self, items: list[Any]) -> Any:
+        return list(items)
+
+    def gen_tuple(self, items: list[Any]) -> Any:
+        return Tup(tuple(items))
+
+    def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
+        return dict(zip(keys, values, strict=True))
+
+    def gen_call(self, func: Any, args: list[Any]) -> Any:
+        return Call(func, tuple(args))
 
     def finalize(self, expr: Any, side: str) -> str:
         if isinstance(expr, Call):

@@ -1,10 +1,9 @@
 """TypeScript: MultiPL-E's `ts` (tsc to JavaScript, then Node.js). Values are JavaScript's; the signature is
-typed from the Python annotations (inferred from the tests where the source has none)."""
+typed from the originals' annotations (a problem whose types MultiPL-E's translation does not write is left out)."""
 
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any
 
 from pytest_codeeval.languages.javascript import JavaScript, node_error
@@ -14,20 +13,27 @@ from pytest_codeeval.sandbox.api import ExecResult
 _SCALARS = {"int": "number", "float": "number", "bool": "boolean", "str": "string", "Any": "any"}
 
 
-def ts_type(annotation: Any) -> str:
+def ts_type(annotation: Any, context: str = "top") -> str:
+    """The TypeScript type of a Python annotation, as MultiPL-E writes it. `context`: "bar" (inside a union) or
+    "bracket" (an array's items, where a union needs parentheses). A dictionary's key and value types must be plain
+    `int` or `str` (MultiPL-E's translation rejects any other, and the problem is left out)."""
     match annotation:
         case ast.Name(id=name) if name in _SCALARS:
             return _SCALARS[name]
         case ast.Subscript(value=ast.Name(id="List"), slice=inner):
-            return ts_type(inner) + "[]"
+            return ts_type(inner, "bracket") + "[]"
         case ast.Subscript(value=ast.Name(id="Union"), slice=ast.Tuple(elts=items)):
-            return "| ".join(ts_type(i) for i in items)
+            union = " | ".join(ts_type(i, "bar") for i in items)
+            return f"({union})" if context == "bracket" else union
         case ast.Subscript(value=ast.Name(id="Tuple"), slice=ast.Tuple(elts=items)):
             return "[" + ", ".join(ts_type(i) for i in items) + "]"
-        case ast.Subscript(value=ast.Name(id="Dict"), slice=ast.Tuple(elts=[key, value])):
-            return "{" + f"[key: {ts_type(key)}]: {ts_type(value)}" + "}"
+        case ast.Subscript(
+            value=ast.Name(id="Dict"), slice=ast.Tuple(elts=[ast.Name(id="int" | "str" as key), ast.Name(id=value)])
+        ) if value in ("int", "str"):
+            return "{" + f"[key: {_SCALARS[key]}]: {_SCALARS[value]}" + "}"
         case ast.Subscript(value=ast.Name(id="Optional"), slice=inner):
-            return ts_type(inner) + " | undefined"
+            union = ts_type(inner, "bar") + " | undefined"
+            return f"({union})" if context == "bracket" else union
     raise Untranslatable(f"no TypeScript type for {ast.dump(annotation) if annotation else 'a missing annotation'}")
 
 
@@ -56,9 +62,6 @@ class TypeScript(JavaScript):
         return node_error(result) or super().runtime_error(result)
 
     # -- translator: JavaScript's, with types --------------------------------------------------------------------
-    def describe(self, description: str, indent: str = "") -> str:
-        return "//" + re.sub(r"\n(\s+)", "\n// ", description.strip()) + "\n"
-
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         typed = ", ".join(f"{a.arg}: {ts_type(a.annotation)}" for a in args)
         return f"{self.describe(description)}function {name}({typed}): {ts_type(returns)} " + "{\n"

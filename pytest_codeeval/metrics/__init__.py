@@ -8,10 +8,13 @@ registered here, or a user function attached to the task (`Task.scorers`, YAML `
 list (several references): BLEU uses them all, and other per-sample scores take the best over them
 (lm-evaluation-harness's rule for a list target). Per-sample scores are aggregated per problem (mean over its
 samples) and then over problems with the task's aggregation:
-`mean` unless it names `median` or gives a function."""
+`mean` unless it names `median` or gives a function. `first-sample` scores each problem's first sample alone (a
+corpus BLEU too), as bigcode-evaluation-harness scores its BLEU tasks (`gen[0]`); with several samples the
+all-samples value is reported beside it, as `NAME/all-samples`."""
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
@@ -34,6 +37,8 @@ SampleScorer = Callable[..., dict[str, float]]
 Aggregation = str | Callable[[Sequence[float]], float]
 
 AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {"mean": lambda v: sum(v) / len(v), "median": median}
+FIRST_SAMPLE = "first-sample"  # the problem's first sample alone, then the mean over problems
+ALL_SAMPLES = "/all-samples"  # the suffix of the every-sample value reported beside a first-sample metric
 TASK_METRICS: dict[str, TaskMetric] = {}
 SAMPLE_SCORERS: dict[str, SampleScorer] = {
     "exact_match": exact_match, "precision": precision_recall_f1, "recall": precision_recall_f1,
@@ -127,6 +132,10 @@ def _beyond_at_k(problems: Problems, ks: Sequence[int]) -> dict[str, float]:
 register_task_metric("beyond@k", _beyond_at_k)
 
 
+def first_samples(problems: Problems) -> Problems:
+    return {pid: recs[:1] for pid, recs in problems.items()}
+
+
 def aggregate_scores(name: str, problems: Problems, how: Aggregation = "mean") -> dict[str, float]:
     """Per problem the mean over its samples, then `how` over problems (so every problem weighs the same)."""
     per_problem = [
@@ -143,12 +152,19 @@ def task_metrics(
 ) -> dict[str, float]:
     values: dict[str, float] = {}
     for name in metric_names:
+        how = (aggregations or {}).get(name, "mean")
         if name in TASK_METRICS:
             values.update(TASK_METRICS[name](problems, ks))
-        elif bleu_tokenizer(name):
+            continue
+        scored = corpus_bleu if bleu_tokenizer(name) else aggregate_scores
+        if how == FIRST_SAMPLE:
+            values.update(scored(name, first_samples(problems)))
+            if any(len(recs) > 1 for recs in problems.values()):
+                values.update({f"{key}{ALL_SAMPLES}": value for key, value in scored(name, problems).items()})
+        elif scored is corpus_bleu:
             values.update(corpus_bleu(name, problems))
         else:
-            values.update(aggregate_scores(name, problems, (aggregations or {}).get(name, "mean")))
+            values.update(aggregate_scores(name, problems, how))
     return values
 
 
@@ -161,15 +177,19 @@ def check_metric(name: str, own: Collection[str], where: str) -> None:
     if is_known(name, own):
         return
     known = sorted({*TASK_METRICS, *SAMPLE_SCORERS, "bleu", "bleu[TOKENIZER]", "nmt_bleu", "nmt_bleu[smooth]"})
+    close = difflib.get_close_matches(name, [*known, *own], n=1)
     raise CodeevalError(
-        f"{where}: unknown metric {name!r}; known metrics: {', '.join(known)}, or a user function "
+        f"{where}: unknown metric {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        + f"; known metrics: {', '.join(known)}, or a user function "
         "(Task.scorers, YAML !function module.fn)"
     )
 
 
 def check_aggregation(how: Any, where: str) -> None:
-    if not callable(how) and how not in AGGREGATIONS:
-        raise CodeevalError(f"{where}: aggregation {how!r}: use one of {', '.join(AGGREGATIONS)} or a function")
+    if not callable(how) and how not in (*AGGREGATIONS, FIRST_SAMPLE):
+        raise CodeevalError(
+            f"{where}: aggregation {how!r}: use one of {', '.join((*AGGREGATIONS, FIRST_SAMPLE))} or a function"
+        )
 
 
 def check_options(name: str, options: Mapping[str, Any], where: str) -> None:

@@ -10,14 +10,14 @@ import pytest
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.verdicts import executed, scored
-from pytest_codeeval.execution.job import execution_job
+from pytest_codeeval.execution.job import ExecutionJob, execution_job
 from pytest_codeeval.execution.pool import ExecutionPool, default_jobs
 from pytest_codeeval.pytest_plugin.selection import keyword_may_match, keyword_tasks, lift_nodeid_args, nodeid_selected
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, make_source
 from pytest_codeeval.tasks import TaskRegistry
-from pytest_codeeval.tasks.base import Problem, Task
+from pytest_codeeval.tasks.base import Doc, Problem, Task
 
 
 class Benchmark:
@@ -107,6 +107,25 @@ class Benchmark:
                 return problem
         raise CodeevalError(f"no problem {key.problem!r} in task {key.task!r}")
 
+    def why_missing(self, nodeid: str) -> str:
+        """Why a node id named on the command line matched no item: what this run has instead."""
+        parts = nodeid.split("::")
+        task = parts[1] if len(parts) > 1 else ""
+        if task not in self.task_names():
+            return f"no task {task!r} in this run" if task else "no such task, problem or sample in this run"
+        problem = next((p for p in self.problems(task) if len(parts) > 2 and p.id == parts[2]), None)
+        if problem is None:
+            return f"task {task!r} has no problem {parts[2]!r} in this run" if len(parts) > 2 else "not selected"
+        n = len(self.source.sample_indices(self.task(task), problem))
+        file = isinstance(self.source, FileSource)
+        where = f"the generations file {self.settings.load_generations}" if file else "this run"
+        which = f": sample0 to sample{n - 1}" if n > 1 else ""
+        return f"{where} has {n} sample{'s' if n != 1 else ''} of {problem.id}{which}"
+
+    def problem_doc(self, task: str, problem_id: str) -> Doc:
+        """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
+        return self.problem(SampleKey(task, problem_id, 0)).doc
+
     def show_full_failures(self) -> bool:
         return self.config.option.verbose > 0 or (len(self.explicit_ids) == 1 and self.explicit_ids[0].count("::") == 3)
 
@@ -150,11 +169,15 @@ class Benchmark:
             return False
         try:
             solution = self.source.solution(task, problem, index)
-            job = execution_job(task, problem, solution, self.settings.timeout, resources)
+            job = self._job(task, problem, solution, resources)
         except Exception:  # noqa: BLE001 - the item reports it, with its node id, when it runs
             return False
         self.pool.submit(key, job)
         return True
+
+    def _job(self, task: Task, problem: Problem, solution: str, resources: dict[str, Any] | None) -> ExecutionJob:
+        wall = self.settings.timeout_clock == "wall"
+        return execution_job(task, problem, solution, self.settings.timeout, resources, wall_clock=wall)
 
     def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         """The verdict of one sample: collected from the pool if it ran ahead, run now otherwise, or scored."""
@@ -164,7 +187,7 @@ class Benchmark:
             return scored(task, problem, index, solution, resources)
         key = SampleKey(problem.task, problem.id, index)
         job, outcome, ran = self.pool.result(
-            key, lambda: execution_job(task, problem, solution, self.settings.timeout, resources)
+            key, lambda: self._job(task, problem, solution, resources)
         )
         shared_with = ran.nodeid if isinstance(ran, SampleKey) else None
         return executed(task, problem, index, solution, job, outcome, shared_with)

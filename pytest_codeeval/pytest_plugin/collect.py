@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterator
 from types import ModuleType
@@ -127,8 +128,10 @@ class SampleItem(pytest.Item):
         self._fixtureinfo = compat.fixture_info(self)
         missing = [f for f in fixtures if f not in self._fixtureinfo.name2fixturedefs]
         if missing:
+            close = difflib.get_close_matches(missing[0], compat.fixture_names(self), n=1)
             raise CodeevalError(
-                f"task {problem.task!r} requests fixture {', '.join(map(repr, missing))}, which is not defined: "
+                f"task {problem.task!r} requests fixture {', '.join(map(repr, missing))}, which is not defined"
+                + (f" (did you mean {close[0]!r}?)" if close else "") + ": "
                 "define it in the conftest.py at the rootdir or in a plugin (a conftest.py in a subdirectory serves "
                 "only its tests)"
             )

@@ -31,6 +31,15 @@ def fixture_info(item: pytest.Item) -> Any:
     return item.session._fixturemanager.getfixtureinfo(node=item, func=None, cls=None)
 
 
+def fixture_names(item: pytest.Item) -> list[str]:
+    """Every fixture name defined for `item`'s location (`getfixturedefs(name, node)`, 8.1; the names from the
+    fixture manager's private `_arg2node2fixturedefs` and `_arg2nodeid2fixturedefs`, 9.0): what a misspelt name is
+    compared with."""
+    manager = item.session._fixturemanager
+    names = {*manager._arg2node2fixturedefs, *manager._arg2nodeid2fixturedefs}
+    return sorted(name for name in names if manager.getfixturedefs(name, item))
+
+
 def fixture_request(item: pytest.Item) -> Any:
     """The `request` of an item (`TopRequest`, 8.0, when FixtureRequest was split in two); it reads
     `item._fixtureinfo`, so it is made after it."""

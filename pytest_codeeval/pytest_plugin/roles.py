@@ -13,6 +13,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,7 +86,8 @@ class Role:
         if not executes:  # match tasks only: no sandbox to start or describe, no pass@k
             return header_lines(self.settings, None, self.baseline)
         pool = self.benchmark.pool
-        return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline)
+        verbose = config.option.verbose > 0
+        return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline, verbose)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self) -> None:
@@ -167,7 +169,7 @@ class Collecting(Role):
         ids = {item.nodeid for item in items}
         for wanted in self.benchmark.explicit_ids:
             if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
-                raise CodeevalError(f"not found: {wanted} (no such task, problem or sample in this run)")
+                raise CodeevalError(f"not found: {wanted} ({self.benchmark.why_missing(wanted)})")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._session = session
@@ -270,7 +272,8 @@ class Aggregating(Role):
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
         benchmark = self.benchmark
-        facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info())
+        facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info(),
+                         benchmark.source.prior_verdicts())
         self.outcome = finish(
             self.results, facts, lambda task: benchmark.registry.entry(task), self.baseline,
             seconds=time.time() - self.started, loop_ended=loop_ended, collect_only=self.config.option.collectonly,
@@ -295,8 +298,19 @@ class Aggregating(Role):
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
         session.exitstatus = self._exit_status(outcome, session)
-        write_reports(outcome, session.exitstatus)  # after the exit status is decided: the report records it
+        doc_of = self.benchmark.problem_doc
+        write_reports(outcome, session.exitstatus, doc_of)  # after the exit status is decided: the report records it
         session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self) -> None:
+        """pytest wrote its JUnit XML at session finish: now it is made to agree with the exit status."""
+        xmlpath = getattr(self.config.option, "xmlpath", None)
+        if xmlpath and self.outcome is not None and Path(xmlpath).exists():
+            from pytest_codeeval.reporting.junit import reconcile
+
+            reconcile(Path(xmlpath), self.outcome)
+        super().pytest_unconfigure()
 
     def _exit_status(self, outcome: RunOutcome, session: pytest.Session) -> int:
         return _exit_code(outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran))

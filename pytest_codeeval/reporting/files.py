@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +11,22 @@ from pytest_codeeval.evaluation.outcome import RunOutcome
 from pytest_codeeval.reporting.json_report import build_report, write_json
 
 
-def write_reports(outcome: RunOutcome, exitstatus: int) -> None:
+def write_reports(
+    outcome: RunOutcome, exitstatus: int, doc_of: Callable[[str, str], Mapping[str, Any]] | None = None
+) -> None:
     """Every report asked for. One that cannot be written (a full disk, a path that went away) is added to
-    `outcome.unwritten`, which the summary names and which fails the run; the others are still written."""
+    `outcome.unwritten`, which the summary names and which fails the run; the others are still written.
+    `doc_of(task, problem)`: a problem's row, which MultiPL-E's generation files repeat."""
     s = outcome.facts.settings
     if not (s.report or s.save_generations or s.markdown or s.html):
         return
     if s.save_generations:
         from pytest_codeeval.generation.files import save_generations
 
-        _attempt(outcome, "--codeeval-save-generations", s.save_generations, save_generations, outcome.records)
+        def save(path: Path, records: Any) -> None:
+            save_generations(path, records, s.save_format, doc_of, s.generation.__dict__)
+
+        _attempt(outcome, "--codeeval-save-generations", s.save_generations, save, outcome.records)
     report = build_report(outcome, exitstatus)
     if s.report:
         _attempt(outcome, "--codeeval-report", s.report, write_json, report)

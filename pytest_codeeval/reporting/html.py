@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_codeeval.reporting.markdown import INCOMPLETE
+from pytest_codeeval.reporting.markdown import INCOMPLETE, run_verdict
 
 OUTPUT_CAP = 4000  # characters of each sample's output shown
 
@@ -21,9 +21,12 @@ def render_html(report: dict[str, Any]) -> str:
     regressed = {
         task: {p for c in metrics.values() for p in c["regressed_problems"]} for task, metrics in comparison.items()
     }
+    passed, verdict = run_verdict(report)
+    partial = {name: task["problems_in_file"] for name, task in report["tasks"].items() if "problems_in_file" in task}
     return env.get_template("report.html.j2").render(
         report=report, title=config.get("model") or config.get("load_generations") or "run", statuses=statuses,
         comparison=comparison, regressed=regressed, output_cap=OUTPUT_CAP, incomplete=INCOMPLETE,
+        passed=passed, verdict=verdict, partial=partial,
     )
 
 

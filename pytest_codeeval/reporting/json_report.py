@@ -42,6 +42,7 @@ def build_report(outcome: RunOutcome, exitstatus: int) -> dict[str, Any]:
         "run": {"seconds": round(outcome.seconds, 3), "statuses": dict(outcome.statuses), "exitstatus": int(exitstatus),
                 "complete": outcome.complete, "programs_run": outcome.programs_run,
                 "lost": list(outcome.lost)},
+        "file_verdicts": _file_verdicts(outcome),
         "gates": gates.to_dict() if gates else None,
         "baseline": gates.comparison if gates else None,
         "tasks": {
@@ -51,6 +52,16 @@ def build_report(outcome: RunOutcome, exitstatus: int) -> dict[str, Any]:
             for name, result in outcome.tasks.items()
         },
     }
+
+
+def _file_verdicts(outcome: RunOutcome) -> dict[str, Any] | None:
+    """This run's verdicts against those the generations file carries (human-eval's results, MultiPL-E's)."""
+    if not outcome.facts.prior_verdicts:
+        return None
+    return {"compared": outcome.compared, "disagreements": [
+        {"sample": d.nodeid, "file": "passed" if d.theirs else "failed", "status": d.status, "detail": d.detail}
+        for d in outcome.disagreements
+    ]}
 
 
 def _intervals(intervals: dict[str, Any]) -> dict[str, Any]:

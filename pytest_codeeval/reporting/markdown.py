@@ -14,6 +14,22 @@ INCOMPLETE = ("The run stopped before its last sample (-x, --maxfail or an inter
               "samples that ran, and no gate or baseline comparison was evaluated.")
 
 
+def run_verdict(report: dict[str, Any]) -> tuple[bool, str]:
+    """(passed, a line saying so and why) from the report's exit status: what CI concluded of the run."""
+    run, gates = report.get("run") or {}, report.get("gates") or {}
+    status = run.get("exitstatus", 0)
+    if status == 0:
+        return True, "run passed (exit status 0)"
+    reasons = [
+        "a gate failed" if gates and not gates.get("passed", True) else "",
+        "the run stopped before its last sample" if not run.get("complete", True) else "",
+        f"{(run.get('statuses') or {}).get('error')} samples could not be judged"
+        if (run.get("statuses") or {}).get("error") else "",
+    ]
+    why = "; ".join(r for r in reasons if r) or "a test, a sample under --codeeval-strict or a report failed"
+    return False, f"run FAILED (exit status {status}): {why}"
+
+
 def _cell(text: Any) -> str:
     """Text on one line of a table or list: a pipe or a newline would end it, a `<` could open raw HTML."""
     return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
@@ -43,7 +59,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     comparison = baseline.get("tasks") or {}
     verdict = "" if not gates else (" — gates passed ✅" if gates.get("passed") else " — gates FAILED ❌")
     title = config.get("model") or config.get("load_generations") or "run"
-    lines = [f"## pytest-codeeval: {_cell(title)}{verdict}", ""]
+    passed, line = run_verdict(report)
+    lines = [f"## pytest-codeeval: {_cell(title)}{verdict}", "", f"**{'✅' if passed else '❌'} {line}**", ""]
     if not (report.get("run") or {}).get("complete", True):
         lines += [f"> ⚠️ {INCOMPLETE}", ""]
     header = "| task | problems | samples | metric | value [95% CI] |"

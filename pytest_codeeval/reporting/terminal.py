@@ -15,10 +15,11 @@ Line = tuple[str, str | None]
 
 
 def header_lines(
-    settings: Settings, sandbox: tuple[int, Mapping[str, str]] | None, baseline: Baseline | None
+    settings: Settings, sandbox: tuple[int, Mapping[str, str]] | None, baseline: Baseline | None,
+    verbose: bool = False,
 ) -> list[str]:
     """`sandbox`: executors per process and the isolation layers; None for a run of match tasks only (then
-    neither the sandbox nor k is shown)."""
+    neither the sandbox nor k is shown). The layers are counted, and listed under `verbose` (-v)."""
     s = settings
     source = s.model or f"the generations file {s.load_generations}"
     tasks = ",".join(s.tasks) or "all"
@@ -28,7 +29,8 @@ def header_lines(
     lines = [f"codeeval: completions from {source}; tasks: {tasks}; k: {','.join(map(str, s.k))}"]
     off = [f"{name} ({state[4:].strip()})" for name, state in layers.items() if state.startswith("off")]
     on = [name for name, state in layers.items() if not state.startswith("off")]
-    lines.append(f"codeeval sandbox: {s.sandbox}, {jobs} at a time per process: {', '.join(on) or 'no layers'}")
+    listed = ", ".join(on) if verbose else f"{plural(len(on), 'isolation layer')} on (-v lists them; docs/security.md)"
+    lines.append(f"codeeval sandbox: {s.sandbox}, {jobs} at a time per process: {listed if on else 'no layers'}")
     if off:
         lines.append(f"codeeval sandbox: not available: {'; '.join(off)}")
     return lines + _baseline_lines(baseline)
@@ -77,9 +79,38 @@ def run_line(counts: Mapping[str, int], seconds: float, source: str, sandbox: st
     """`sandbox`: its level, or None for a run of match tasks only."""
     total = sum(counts.values())
     parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("passed", "failed", "timeout", "error"))
-    programs = f", {programs_run} distinct programs run" if programs_run else ""
+    programs = f", {plural(programs_run, 'distinct program')} run" if programs_run else ""
     where = f"; sandbox: {sandbox}" if sandbox else ""
-    return f"{total} samples ({parts}){programs} in {seconds:.1f}s; completions: {source}{where}"
+    return f"{plural(total, 'sample')} ({parts}){programs} in {seconds:.1f}s; completions: {source}{where}"
+
+
+def _backend_counts(generation: Mapping[str, Any]) -> str:
+    """A server's requests and retries (none when the cache had everything), or a local model's loads."""
+    if "requests" in generation:
+        return f", {plural(generation['requests'], 'request')}, {plural(generation['retries'], 'retry')}"
+    if generation.get("backend") == "openai":
+        return ", no requests"
+    return f", model loads: {generation['model_loads']}"
+
+
+def plural(n: int, word: str) -> str:
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+
+
+def _file_verdict_lines(outcome: RunOutcome, shown: int = 10) -> list[Line]:
+    """How many verdicts differ from the ones the generations file carries, and the first few of them."""
+    if not outcome.facts.prior_verdicts:
+        return []
+    found = outcome.disagreements
+    lines: list[Line] = [(f"codeeval: verdicts: {outcome.compared} compared with the generations file's, "
+                          f"{len(found)} differ", "yellow" if found else None)]
+    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file, {d.status} here ({d.detail})", None)
+              for d in found[:shown]]
+    if len(found) > shown:
+        lines.append((f"  and {len(found) - shown} more (the JSON report lists them all)", None))
+    return lines
 
 
 def summary_lines(outcome: RunOutcome) -> list[Line]:
@@ -114,10 +145,10 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
             f"generation: {generation['generated']} generated, {generation['cached']} cached, "
             f"{generation['tokens']} tokens in {generation['seconds']:.1f}s"
             + (f" ({tps} tokens/s)" if tps else "")
-            + (f", {generation['requests']} requests, {generation['retries']} retries" if "requests" in generation
-               else f", model loads: {generation['model_loads']}"), None,
+            + _backend_counts(generation), None,
         ))
         lines += [(f"codeeval: {warning}", "yellow") for warning in generation.get("warnings") or ()]
+    lines += _file_verdict_lines(outcome)
     lines += [(line, None) for line in (outcome.gates.lines() if outcome.gates else [])]
     if stopped:
         lines.append((stopped, "yellow"))
@@ -130,11 +161,11 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
         ))
     if outcome.unjudged:
         lines.append((
-            f"codeeval: {outcome.unjudged} samples could not be judged (status error: the sandbox broke or the "
-            "sample could not be prepared, their detail says how); pass@k counts them as not passed, so the run "
+            f"codeeval: {plural(outcome.unjudged, 'sample')} could not be judged (status error: the sandbox broke or "
+            "the sample could not be prepared, their detail says how); pass@k counts them as not passed, so the run "
             "fails", "red",
         ))
-    elif outcome.sample_failures and not s.strict:
+    elif outcome.sample_failures and not s.strict and not outcome.gates_failed:
         note = "codeeval: failing samples are results, not errors (--codeeval-strict makes them fail the run)"
         lines.append((note, None))
     return lines

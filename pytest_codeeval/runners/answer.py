@@ -1,5 +1,8 @@
 """The answer judge: a program's *result* is its answer (PAL). The program prints it last; the judge compares it
-with the expected number the way bigcode-evaluation-harness does (absolute difference below 1e-3)."""
+with the expected number the way bigcode-evaluation-harness does (absolute difference below 1e-3).
+
+As there, the answer is the last line the program wrote to stdout or stderr (the harness captures both in one
+stream), and an answer that starts with `failed:` (how the harness records a failed run) counts as no answer."""
 
 from __future__ import annotations
 
@@ -13,6 +16,16 @@ from pytest_codeeval.samples import SampleRecord
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 TOLERANCE = 1e-3  # bigcode-evaluation-harness's pal_code_exec: |answer - reference| < 1e-3
+FAILED_MARK = "failed:"  # the harness's prefix of a failed run's result: such an answer is left out
+# One first line (the program's own lines move down by one): what the program writes to sys.stderr goes to stdout
+# too, in order, so that the last line read is the harness's; stderr keeps it for the verdict's traceback.
+STDERR_WITH_STDOUT = (
+    'exec("import sys\\nclass _Both:\\n def __init__(self, out, err): self.out, self.err = out, err\\n'
+    ' def write(self, text): self.out.write(text); return self.err.write(text)\\n'
+    ' def flush(self): self.out.flush(); self.err.flush()\\n'
+    ' def __getattr__(self, name): return getattr(self.err, name)\\n'
+    'sys.stderr = _Both(sys.stdout, sys.stderr)", {})\n'
+)
 
 
 def numeric_match(answer: object, expected: object) -> bool | None:
@@ -35,16 +48,17 @@ class AnswerRunner(PythonRunner):
     language = "answer"
 
     def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
-        outcome = self.execute(self.request(program, limits, network), executor, limits)
+        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits, network), executor, limits)
         expected = json.loads(data)["expected"] if data else None
         outcome.judgement["expected"] = expected
         return self._compare(outcome, expected)
 
     def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
-        if outcome.status == "passed":
-            outcome.judgement["answer"] = last_line(result.stdout)
-        else:
-            outcome.judgement["answer"] = None
+        answer = last_line(result.stdout) if outcome.status == "passed" else None
+        if answer is not None and answer.startswith(FAILED_MARK):
+            outcome.status, outcome.detail = "failed", f"printed {answer[:100]!r}, a failed run to bigcode"
+            answer = None
+        outcome.judgement["answer"] = answer
         return outcome
 
     @staticmethod

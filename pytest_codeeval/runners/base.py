@@ -27,6 +27,13 @@ def tail(text: str, limit: int = OUTPUT_KEEP) -> str:
     return text if len(text) <= limit else "[... output cut ...]\n" + text[-limit:]
 
 
+def _limits(limits: Limits) -> str:
+    """The limits a timed-out sample ran under, as a reader needs them to judge the verdict."""
+    wall = f"{limits.wall_seconds:g} s wall clock" if limits.wall_seconds is not None else \
+        f"{limits.wall_bound():g} s wall-clock backstop"
+    return f"{limits.cpu_seconds:g} s CPU; {wall}"
+
+
 class Runner(ABC):
     language: str
 
@@ -54,6 +61,8 @@ class Runner(ABC):
             detail = f"left {result.abandoned} processes that could not be killed"
             return Outcome("failed", detail, tail(output), result.wall_seconds)
         status, detail = self.verdict(result, limits)
+        if status == "timeout" and detail == "timed out":
+            detail = f"timed out ({_limits(limits)})"
         outcome = Outcome(status, detail, tail(output), result.wall_seconds)
         return self.judge(result, outcome)
 

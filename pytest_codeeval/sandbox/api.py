@@ -7,11 +7,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource bounds for one sample. CPU time is the verdict; wall time is only a generous backstop."""
+    """Resource bounds for one sample. CPU time is the verdict; wall time is only a generous backstop.
+
+    Memory has two bounds: `memory_bytes`, the memory of every kind the sample's processes hold together (resident
+    pages, shared memory, tmpfs files), bounded by the zygote's control group; and `address_space_bytes`, each
+    process's `RLIMIT_AS`, which runtimes that reserve address space up front (JVMs, V8, Go) need far above what
+    they use. Without a control group, `RLIMIT_AS` is the only memory bound (docs/security.md)."""
 
     cpu_seconds: float = 10.0
     wall_seconds: float | None = None  # None: derived from cpu_seconds (see wall_bound)
     memory_bytes: int = 2 * 1024**3
+    address_space_bytes: int | None = None  # None: memory_bytes
     output_bytes: int = 64 * 1024  # per stream, what is kept; the rest is counted and dropped
     file_size_bytes: int = 64 * 1024**2
     open_files: int = 256
@@ -19,6 +25,10 @@ class Limits:
 
     def wall_bound(self) -> float:
         return self.wall_seconds if self.wall_seconds is not None else max(3 * self.cpu_seconds, self.cpu_seconds + 10)
+
+    def address_space(self) -> int:
+        return self.address_space_bytes if self.address_space_bytes is not None else self.memory_bytes
+
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,10 @@ class ExecRequest:
     limits: Limits = field(default_factory=Limits)
     network: bool = False
     binds: tuple[str, ...] = ()
+    # A two-phase program: `limits` bound its build, and from the moment it writes protocol.RUN_MARK (its build done)
+    # the zygote gives it this many seconds of wall time. Kept outside the sample's processes, which can
+    # neither remove this deadline nor wait on it.
+    run_wall_seconds: float | None = None
     proof: bool = False
 
 
@@ -59,3 +73,5 @@ class ExecResult:
     output_truncated: bool = False
     machinery_error: str | None = None  # the sandbox itself broke: never the model's fault
     abandoned: int = 0  # processes of the sample the kernel would not kill (its zygote was retired with them)
+    build_timed_out: bool = False  # a two-phase program reached the wall bound of its build (no RUN_MARK yet)
+    out_of_memory: bool = False  # the control group's OOM killer ended a process of the sample

@@ -39,6 +39,10 @@ class Cgroup:
             names = [n for n in names if os.path.exists(f"/proc/self/fd/{memory}/{name}/{n}")]
         self._memory = [os.open(f"{name}/{n}", os.O_WRONLY, dir_fd=memory) for n in names]
         self._pids = os.open(f"{name}/pids.max", os.O_WRONLY, dir_fd=parents["pids"])
+        # where the kernel counts the group's OOM kills ("oom_kill N"; v1 kernels before 4.13 have no count)
+        events = f"{name}/memory.events" if version == 2 else f"{name}/memory.oom_control"
+        self._events = os.open(events, os.O_RDONLY, dir_fd=memory)
+        self._oom_kills = self.oom_kills()
         self._limits: tuple[int, int] | None = None
 
     def join(self) -> None:
@@ -62,9 +66,21 @@ class Cgroup:
         os.pwrite(self._pids, str(processes + PID_HEADROOM).encode(), 0)
         self._limits = (memory_bytes, processes)
 
+    def oom_kills(self) -> int:
+        """How many processes the group's OOM killer has ended so far."""
+        for line in os.pread(self._events, 4096, 0).splitlines():
+            if line.startswith(b"oom_kill "):
+                return int(line.split()[1])
+        return 0
+
+    def out_of_memory(self) -> bool:
+        """Whether the OOM killer ended a process since the last call (called once after each sample)."""
+        kills, self._oom_kills = self._oom_kills, self.oom_kills()
+        return self._oom_kills > kills
+
     def remove(self) -> None:
         """Called by the launcher once the zygote (and so every sample) has ended."""
-        for fd in [*self._procs, *self._parent_procs, *self._memory, self._pids]:
+        for fd in [*self._procs, *self._parent_procs, *self._memory, self._pids, self._events]:
             os.close(fd)
         for parent in self._parents:
             try:
@@ -120,8 +136,7 @@ def _sweep(parent: int) -> None:
                 pass
 
 
-def _parent_v2(mount: str, path: str) -> int:
-    base = os.path.join(mount, path.lstrip("/"))
+def _parent_v2(base: str) -> int:
     with open(os.path.join(base, "cgroup.subtree_control")) as handle:
         enabled = handle.read().split()
     missing = [c for c in CONTROLLERS if c not in enabled]
@@ -135,21 +150,30 @@ def _parent_v2(mount: str, path: str) -> int:
     return os.open(base, os.O_RDONLY | os.O_DIRECTORY)
 
 
+def _where() -> tuple[int, dict[str, str]] | None:
+    """(cgroup version, the directory per controller under which this process's zygote groups are made), or None."""
+    unified, v1 = _mounts()
+    own = _own_paths()
+    if unified and "" in own and _v2_has_controllers(os.path.join(unified, own[""].lstrip("/"))):
+        return 2, dict.fromkeys(CONTROLLERS, os.path.join(unified, own[""].lstrip("/")))
+    if all(c in v1 for c in CONTROLLERS):
+        return 1, {c: os.path.join(v1[c], own.get(c, "/").lstrip("/")) for c in CONTROLLERS}
+    return None
+
+
 def create(name: str) -> tuple[Cgroup | None, str]:
     """The zygote's group, made now (before the namespaces), and the layer's report."""
     parents: dict[str, int] = {}
     try:
-        unified, v1 = _mounts()
-        own = _own_paths()
-        if unified and "" in own and _v2_has_controllers(os.path.join(unified, own[""].lstrip("/"))):
-            version, shared = 2, _parent_v2(unified, own[""])
-            parents = dict.fromkeys(CONTROLLERS, shared)
-        elif all(c in v1 for c in CONTROLLERS):
-            version = 1
-            for c in CONTROLLERS:
-                parents[c] = os.open(os.path.join(v1[c], own.get(c, "/").lstrip("/")), os.O_RDONLY | os.O_DIRECTORY)
-        else:
+        where = _where()
+        if where is None:
             return None, "off (neither cgroup v2 nor v1 hierarchies with the memory, pids and cpu controllers)"
+        version, paths = where
+        if version == 2:
+            parents = dict.fromkeys(CONTROLLERS, _parent_v2(paths["memory"]))
+        else:
+            for c in CONTROLLERS:
+                parents[c] = os.open(paths[c], os.O_RDONLY | os.O_DIRECTORY)
         for parent in dict.fromkeys(parents.values()):
             _sweep(parent)
             os.mkdir(name, 0o755, dir_fd=parent)
@@ -172,3 +196,27 @@ def _v2_has_controllers(group: str) -> bool:
             return set(CONTROLLERS) <= set(handle.read().split())
     except OSError:
         return False
+
+
+def remove_left(name: str, wait: float = 2.0) -> None:
+    """Remove the group `name` made by a zygote's launcher that was killed before it could (the executor's `kill`).
+    Its processes die with the launcher, each a little later (the zygote by its parent-death signal, the samples
+    with their namespace's init): an occupied group is tried again until `wait` seconds have passed."""
+    import time
+
+    try:
+        where = _where()
+    except OSError:
+        return
+    if where is None:
+        return
+    deadline = time.monotonic() + wait
+    for parent in dict.fromkeys(where[1].values()):
+        path = os.path.join(parent, name)
+        while os.path.isdir(path):
+            try:
+                os.rmdir(path)
+            except OSError:  # EBUSY: its processes are still exiting
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)

@@ -47,7 +47,8 @@ def rlimits(limits: dict[str, Any], uid_dropped: bool) -> list[tuple[int, tuple[
     cpu = max(1, math.ceil(limits["cpu_seconds"]))
     values = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),  # SIGXCPU at the limit, SIGKILL a second later
-        (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
+        # per process: runtimes reserve address space far beyond what they use (the control group bounds that)
+        (resource.RLIMIT_AS, (limits.get("address_space_bytes") or limits["memory_bytes"],) * 2),
         (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
         (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
         (resource.RLIMIT_CORE, (0, 0)),

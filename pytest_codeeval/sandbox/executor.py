@@ -94,12 +94,13 @@ class ZygoteExecutor:
             "filename": request.filename, "limits": limits,
             "files": [[name, bytes(data)] for name, data in request.files], "binds": list(request.binds),
             "proof": request.proof,
+            "run_wall_seconds": request.run_wall_seconds,
         }
         try:
             proc = self._start()
             assert proc.stdin is not None
             send(proc.stdin.fileno(), message)
-            reply = self._receive(limits["wall_seconds"] + REPLY_GRACE)
+            reply = self._receive(limits["wall_seconds"] + (request.run_wall_seconds or 0) + REPLY_GRACE)
         except (OSError, RuntimeError) as exc:
             reply = {"machinery_error": f"sandbox unavailable: {exc}"}
         if reply is None:
@@ -142,3 +143,7 @@ class ZygoteExecutor:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if "control group" not in self.without:  # a killed launcher (`kill`, the pool's close) left its group
+            from pytest_codeeval.sandbox import cgroups
+
+            cgroups.remove_left(f"codeeval-{proc.pid}")

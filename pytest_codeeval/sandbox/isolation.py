@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 
 CLONE_NEWNS = 0x00020000
@@ -340,6 +341,46 @@ def forbid_user_namespaces() -> str:
     if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
         return f"off ({os.strerror(ctypes.get_errno())})"
     return "on (seccomp: unshare and clone with CLONE_NEWUSER refused)"
+
+
+UID_BASE, UID_COUNT = 60000, 5000  # the samples' uids: one per zygote, never a host user's
+UID_LOCKS = ("/run/codeeval-uids", "/var/lock/codeeval-uids", "/tmp/codeeval-uids")  # the first usable one
+
+
+def claim_uid(seed: int, directories: tuple[str, ...] = UID_LOCKS) -> tuple[int, int]:
+    """A uid for this zygote's samples that no other zygote on the host holds (concurrent runs included), and the
+    descriptor that holds it: an exclusive `flock` on a file named after the uid, released by the kernel when the
+    zygote and its launcher have ended, however they ended. The search starts at `seed` (the pid): a zygote whose
+    uid is taken takes the next free one. Two samples of different zygotes on one uid would share `RLIMIT_NPROC`,
+    the uid's keyrings and the right to signal each other. The lock directory is root's own (root alone drops to
+    these uids): one made or owned by another user is not trusted."""
+    import fcntl
+
+    directory = next((d for d in directories if _own_directory(d)), None)
+    if directory is None:
+        raise OSError(f"no directory for the uid locks ({', '.join(directories)})")
+    for step in range(UID_COUNT):
+        uid = UID_BASE + (seed + step) % UID_COUNT
+        fd = os.open(f"{directory}/{uid}", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise OSError(f"all {UID_COUNT} sandbox uids are held by other zygotes")
+
+
+def _own_directory(path: str) -> bool:
+    """Whether `path` is (or now is made) a directory of this user's, not a link, writable by nobody else."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    info = os.lstat(path)
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 _KEYCTL = {"x86_64": 250, "aarch64": 219}

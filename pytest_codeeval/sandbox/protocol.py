@@ -12,6 +12,9 @@ import struct
 from typing import Any
 
 _HEADER = struct.Struct(">I")
+# A two-phase program (a build, then the program: `ExecRequest.run_wall_seconds`) writes this line on its standard
+# error when its build is done; the zygote takes it out of the output and starts the run phase's wall deadline.
+RUN_MARK = b"@@codeeval:run\n"
 
 
 def send(fd: int, message: dict[str, Any]) -> None:

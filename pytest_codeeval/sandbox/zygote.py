@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_codeeval.sandbox import binds, cgroups, isolation, tracebacks
 from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
-from pytest_codeeval.sandbox.protocol import receive, send, write_all
+from pytest_codeeval.sandbox.protocol import RUN_MARK, receive, send, write_all
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
 # Where the host's daemons keep their Unix sockets (Docker's, databases', D-Bus): a read-only mount does not stop
@@ -68,6 +68,28 @@ class Capture:
     def text(self) -> str:
         middle = f"\n[... {self.total - len(self.head) - len(self.tail)} bytes of output dropped ...]\n" if self.truncated else ""
         return self.head.decode("utf-8", "replace") + middle + self.tail.decode("utf-8", "replace")
+
+
+class Phases:
+    """The wall deadline of a sample. A two-phase program (`ExecRequest.run_wall_seconds`) is building until its
+    script writes RUN_MARK on its standard error (taken out of the output); its run phase's deadline starts then.
+    Only the first mark counts: a program that writes one again, or a build that forges one early, can only bring
+    its own deadline closer, never push it beyond the build's bound plus the run's."""
+
+    def __init__(self, deadline: float, run_wall: float | None, err_fd: int) -> None:
+        self.deadline = deadline
+        self.run_wall = run_wall
+        self.building = run_wall is not None
+        self.err_fd = err_fd
+
+    def read(self, fd: int, chunk: bytes) -> bytes:
+        """`chunk` as the sample's output keeps it, starting the run phase at the mark."""
+        if fd != self.err_fd or RUN_MARK not in chunk:
+            return chunk
+        assert self.run_wall is not None
+        self.building = False
+        self.deadline = time.monotonic() + self.run_wall
+        return chunk.replace(RUN_MARK, b"", 1)
 
 
 class Zygote:
@@ -163,7 +185,8 @@ class Zygote:
         for fd in (out_w, err_w, done_w, token_r, token_w):
             os.close(fd)
         captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
-        status, rusage, timed_out = self._watch(pid, started + limits["wall_seconds"], captures)
+        phases = Phases(started + limits["wall_seconds"], msg.get("run_wall_seconds"), err_r)
+        status, rusage, timed_out = self._watch(pid, phases, captures)
         self._kill_everything_else()
         if self.abandoned:  # a writer that would not die holds the pipes open: read what is there, never wait
             for fd in (*captures, done_r):
@@ -178,10 +201,13 @@ class Zygote:
         while done and len(done) <= DONE_SIZE and (chunk := _read(done_r, DONE_SIZE + 1 - len(done))):
             done += chunk
         os.close(done_r)
-        return self._result(status, rusage, timed_out, started, limits, captures[out_r], captures[err_r], done, token, msg)
+        reply = self._result(status, rusage, timed_out, started, limits, captures[out_r], captures[err_r], done, token, msg)
+        reply["build_timed_out"] = timed_out and phases.building
+        reply["out_of_memory"] = self.cgroup is not None and self.cgroup.out_of_memory()
+        return reply
 
-    def _watch(self, pid: int, deadline: float, captures: dict[int, Capture]) -> tuple[int, Any, bool]:
-        """Read output as it comes until the sample's process ends; kill it at the wall-clock backstop."""
+    def _watch(self, pid: int, phases: Phases, captures: dict[int, Capture]) -> tuple[int, Any, bool]:
+        """Read output as it comes until the sample's process ends; kill it at its wall-clock deadline."""
         pidfd = os.pidfd_open(pid)
         poller = self.poller
         registered = [*captures, pidfd]
@@ -190,7 +216,7 @@ class Zygote:
         timed_out = False
         try:
             while True:
-                left = deadline - time.monotonic()
+                left = phases.deadline - time.monotonic()
                 if left <= 0 and not timed_out:
                     timed_out = True
                     os.kill(pid, signal.SIGKILL)
@@ -203,7 +229,7 @@ class Zygote:
                         return status, rusage, timed_out
                     chunk = os.read(fd, 1 << 16)
                     if chunk:
-                        captures[fd].add(chunk)
+                        captures[fd].add(phases.read(fd, chunk) if phases.building else chunk)
                     else:
                         poller.unregister(fd)
                         registered.remove(fd)
@@ -237,12 +263,15 @@ class Zygote:
         kernel cannot kill within `REAP_SECONDS` is abandoned and counted (the sample fails for it)."""
         deadline = time.monotonic() + REAP_SECONDS
         if self.namespaced:
-            try:
-                os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
-            except ProcessLookupError:
-                pass
-            self.abandoned += reap_all(deadline)
-            return
+            while True:  # again while any is left: a process forking while kill(-1) went by has a child it missed
+                try:
+                    os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+                except ProcessLookupError:
+                    pass
+                left = reap_all(min(deadline, time.monotonic() + 0.25))
+                if not left or time.monotonic() > deadline:
+                    self.abandoned += left
+                    return
         while pids := _descendants(os.getpid()):
             for pid in pids:
                 try:
@@ -357,7 +386,13 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     zygote's control group)."""
     layers: dict[str, str] = {}
     namespaced = False
-    worker_uid = 60000 + os.getpid() % 5000  # a uid of this worker's own: RLIMIT_NPROC and kill() stay per worker
+    # a uid of this zygote's own on the host: RLIMIT_NPROC, keyrings and kill() stay per zygote
+    worker_uid, uid_note = isolation.UID_BASE + os.getpid() % isolation.UID_COUNT, ""
+    if os.getuid() == 0 and level != "basic":  # (root alone drops to it, in the namespaces) held for life
+        try:
+            worker_uid, _ = isolation.claim_uid(os.getpid())
+        except OSError as exc:
+            uid_note = f"; not reserved: {exc}"
     # the real home, whatever HOME says (pytester moves HOME), read before a user namespace makes this uid 0
     home = pwd.getpwuid(os.getuid()).pw_dir
     group, layers["control group"] = (None, "off (left out)") if "control group" in LEFT_OUT else \
@@ -404,7 +439,7 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     uid = None
     if namespaced and os.getuid() == 0 and not layers["home hidden"].startswith("off"):
         uid = worker_uid
-        layers["unprivileged uid"] = f"on (uid {uid}, no capabilities, no new privileges)"
+        layers["unprivileged uid"] = f"on (uid {uid}, no capabilities, no new privileges{uid_note})"
     else:
         layers["unprivileged uid"] = "off (not root: runs as the invoking user, inside a user namespace)" if namespaced else "off (needs namespaces)"
     layers["scrubbed environment"] = "on"

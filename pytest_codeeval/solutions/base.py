@@ -34,3 +34,7 @@ class SolutionSource(ABC):
 
     def report(self) -> dict[str, Any] | None:
         return None
+
+    def prior_verdicts(self) -> dict[str, bool]:
+        """Verdicts another tool gave these samples (passed or not), by node id: a generations file may carry them."""
+        return {}

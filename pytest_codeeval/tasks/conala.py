@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
+from pytest_codeeval.metrics import FIRST_SAMPLE
 from pytest_codeeval.tasks.base import Doc, Task
 from pytest_codeeval.tasks.registry import TaskRegistry
 
@@ -25,6 +29,8 @@ class OneLineTwoShot(Task):
     """Shared by CoNaLa and Concode: one line answers (stop at a newline), scored by `evaluate`'s smoothed BLEU."""
 
     metrics = ("nmt_bleu[smooth]", "exact_match")
+    # the harness's BLEU reads each problem's first sample only (`gen[0]`); the all-samples value comes beside it
+    aggregations: ClassVar[Mapping[str, str]] = {"nmt_bleu[smooth]": FIRST_SAMPLE}
     pass_threshold = 1.0  # a sample passes when its BLEU is perfect: the reference's tokens exactly
     default_timeout = 10.0
     entry = ""

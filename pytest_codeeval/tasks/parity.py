@@ -1,5 +1,6 @@
 """Parity (from OpenELM, as bigcode-evaluation-harness runs it): repair a four-bit parity function into which
-1 to 5 bugs were put. Five problems, no dataset: the buggy programs are built here. Scored per number of bugs."""
+1 to 5 bugs were put. Five problems, no dataset: the buggy programs are built here. Scored per number of bugs.
+BCEH's four prompt formats (`--codeeval-prompt`): `prompt` (the default), `prompt_carper`, `edit` and `diff`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.tasks.base import Doc, Task, stop_at_stop_words
 
 if TYPE_CHECKING:
@@ -15,6 +17,15 @@ if TYPE_CHECKING:
 STOP_WORDS = ["\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif",
               "<commit_before>", "<commit_msg>", "<commit_after>", "<|endoftext|>"]
 MAX_BUGS = 5
+# --codeeval-prompt: the text before and after the buggy function. The `prompt*` formats end with the fixed
+# function's `def`, which the solution takes back; `edit` is a commit, `diff` a patch (the program is the text
+# the model writes after it, as BCEH runs it: no patch is applied)
+PROMPT_FORMATS = {
+    "prompt": ("#!/usr/bin/python3\n# A buggy implementation\n", "\n# Fixed bugs\ndef"),
+    "prompt_carper": ("# A buggy implementation\n#!/usr/bin/python3\n", "\n# Fixed bugs\ndef"),
+    "edit": ("<commit_before>", "<commit_msg>Fix bugs<commit_after>"),
+    "diff": ("<NME> parity.py\n<BEF> ", "\n<MSG> Fixed bugs"),
+}
 
 
 def parity_function(n_bugs: int) -> str:
@@ -41,8 +52,13 @@ class Parity(Task):
     metrics = ("pass@k", "problem-pass@k")
     default_timeout = 3.0
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: str | None = None) -> None:
         super().__init__(stop_words=STOP_WORDS, requires_execution=True)
+        self.prompt = prompt or "prompt"
+        if self.prompt not in PROMPT_FORMATS:
+            raise CodeevalError(f"task 'parity': --codeeval-prompt={self.prompt} is not one of its prompts: "
+                                f"{', '.join(PROMPT_FORMATS)}")
+        self.answer_opening = "def" if self.prompt.startswith("prompt") else ""
 
     def get_dataset(self) -> Sequence[Doc]:
         return [{"bugs": n} for n in range(1, MAX_BUGS + 1)]
@@ -51,7 +67,8 @@ class Parity(Task):
         return f"{doc['bugs']}-bugs"
 
     def get_prompt(self, doc: Doc) -> str:
-        return "#!/usr/bin/python3\n# A buggy implementation\n" + parity_function(doc["bugs"]) + "\n# Fixed bugs\ndef"
+        before, after = PROMPT_FORMATS[self.prompt]
+        return before + parity_function(doc["bugs"]) + after
 
     def get_reference(self, doc: Doc) -> str:
         return parity_tests()
@@ -60,12 +77,12 @@ class Parity(Task):
         return parity_function(0)
 
     def join_completion(self, doc: Doc, completion: str) -> str:
-        return "def" + completion  # the prompt ends with the fixed function's `def`
+        return self.answer_opening + completion  # the `prompt*` formats end with the fixed function's `def`
 
     def postprocess_generation(self, generation: str, idx: int) -> str:
         prompt = self.get_prompt(self.docs[idx])
         output = generation[len(prompt) :] if generation.startswith(prompt) else generation
-        return stop_at_stop_words("def" + output, self.stop_words).rstrip()
+        return stop_at_stop_words(self.answer_opening + output, self.stop_words).rstrip()
 
 
 def register(registry: TaskRegistry) -> None:

@@ -23,7 +23,7 @@ class TaskEntry:
     metrics: tuple[str, ...] = ("pass@k",)
     size: int | None = None
     description: str = ""
-    aggregations: tuple[tuple[str, Any], ...] = ()  # (metric, "mean" | "median" | function) for per-sample scores
+    aggregations: tuple[tuple[str, Any], ...] = ()  # (metric, "mean" | "median" | "first-sample" | function)
     dataset: str = ""  # the hub dataset (id, and config after a colon), for --codeeval-list-tasks
 
 
@@ -75,7 +75,8 @@ class TaskRegistry:
 
     def use_options(self, options: dict[str, Any]) -> None:
         """Task parameters from the command line (`--codeeval-prompt`, `--codeeval-mbppplus-mbpp-tests`, ...): given,
-        as BCEH does, to the tasks whose constructor takes a parameter of that name; the others never see them."""
+        as BCEH does, to the tasks whose constructor takes a parameter of that name; the others never see them,
+        except `prompt` (a task without formats refuses it) and `instruction_tokens` (stop words of every task)."""
         self._options = {name: value for name, value in options.items() if value is not None}
 
     def use_datasets(self, overrides: Iterable[tuple[str, Path]]) -> None:
@@ -125,9 +126,18 @@ class TaskRegistry:
         """The task instance, created on first use (one per process)."""
         if name not in self._instances:
             factory = self.entry(name).factory
-            task = factory(**_accepted(factory, self._options)) if self._options else factory()
+            accepted = _accepted(factory, self._options)
+            prompt = self._options.get("prompt")
+            if prompt is not None and "prompt" not in accepted:
+                raise CodeevalError(f"--codeeval-prompt={prompt}: task {name!r} has no prompt formats; "
+                                    "run it without --codeeval-prompt (docs/tasks.md lists each task's formats)")
+            task = factory(**accepted) if self._options else factory()
             if not getattr(task, "name", None):
                 task.name = name  # type: ignore[misc]  # a ClassVar: the registered name fills a nameless class's
+            # as BCEH: non-empty instruction tokens stop generation and are cut by post-processing, in every task
+            stops = [t for t in self._options.get("instruction_tokens") or () if t.strip() and t not in task.stop_words]
+            if stops:
+                task.stop_words = [*task.stop_words, *stops]  # a new list: a class-wide one is never changed
             task.dataset_override = self._datasets.get(name)
             self._instances[name] = task
         return self._instances[name]

@@ -1,0 +1,124 @@
+"""MultiPL-E's generation files: one JSON object per problem (`.json` or `.json.gz`), its completions
+(`completions`: what its generation scripts write) or its evaluated programs (`results`: what its evaluator
+writes, `.results.json.gz`, each with a `status`). Read one file or a directory of them (a problem with both
+kinds is read from its results); written as completion files, one directory per task."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.files import Loaded, LoadedGenerations, open_text
+from pytest_codeeval.samples import SampleRecord
+
+FIX = ("expected MultiPL-E's files: a JSON object per problem with 'name', 'language', 'prompt', 'tests' and "
+       "'completions' (or its evaluator's 'results')")
+PROBLEM_KEYS = ("name", "language", "prompt", "tests")
+LANGUAGE_NAMES = {"go_test.go": "go", "python": "py"}  # the rows' `language` where it is not the task's suffix
+
+
+def is_problem_file(path: Path, text: str) -> bool:
+    """A JSON object (not JSONL) that names a MultiPL-E problem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and "name" in data and ("completions" in data or "results" in data)
+
+
+def task_of(name: str, language: str) -> str:
+    """The task a MultiPL-E problem belongs to: its source by the name's prefix, its language by `language`."""
+    lang = LANGUAGE_NAMES.get(language, language)
+    return f"multiple-mbpp-{lang}" if name.startswith("mbpp_") else f"multiple-{lang}"
+
+
+def load_file(path: Path, text: str | None = None) -> LoadedGenerations:
+    loaded = LoadedGenerations(path, "multipl-e", {}, [])
+    _add(loaded, path, text if text is not None else open_text(path))
+    return loaded
+
+
+def load_directory(path: Path) -> LoadedGenerations:
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith((".json", ".json.gz")))
+    by_stem: dict[Path, Path] = {}
+    for file in files:  # a problem's results file, where there is one, holds what its completions file does
+        stem = file.with_name(file.name.removesuffix(".gz").removesuffix(".json").removesuffix(".results"))
+        if stem not in by_stem or ".results." in file.name:
+            by_stem[stem] = file
+    loaded = LoadedGenerations(path, "multipl-e", {}, [])
+    for file in sorted(by_stem.values()):
+        _add(loaded, file, open_text(file))
+    if not loaded.by_id:
+        raise CodeevalError(f"--codeeval-load-generations={path}: no MultiPL-E problem files in it; {FIX}")
+    return loaded
+
+
+def _add(loaded: LoadedGenerations, path: Path, text: str) -> None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CodeevalError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}; {FIX}") from None
+    missing = [key for key in PROBLEM_KEYS if not isinstance(data, dict) or not isinstance(data.get(key), str)]
+    if missing:
+        raise CodeevalError(f"{path}: no {', '.join(repr(m) for m in missing)} (a string); {FIX}")
+    task = task_of(data["name"], data["language"])
+    samples = _results(path, data) if "results" in data else _completions(path, data)
+    loaded.by_id.setdefault((task, data["name"]), []).extend(samples)
+    loaded.task_sources.setdefault(task, str(path))
+
+
+def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
+    completions = data.get("completions")
+    if not isinstance(completions, list) or not all(isinstance(c, str) for c in completions):
+        raise CodeevalError(f"{path}: 'completions' is not a list of strings; {FIX}")
+    return [Loaded(c) for c in completions]
+
+
+def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
+    """The evaluator's programs are prompt + completion + newline + tests: the completion is what lies between."""
+    results, prompt, tests = data["results"], data["prompt"], "\n" + data["tests"]
+    if not isinstance(results, list):
+        raise CodeevalError(f"{path}: 'results' is not a list; {FIX}")
+    samples = []
+    for i, result in enumerate(results):
+        program = result.get("program") if isinstance(result, dict) else None
+        if not isinstance(program, str) or not program.startswith(prompt) or not program.endswith(tests):
+            raise CodeevalError(
+                f"{path}: results[{i}]['program'] is not the file's prompt, a completion and its tests; {FIX}"
+            )
+        status = result.get("status")
+        samples.append(Loaded(program[len(prompt) : len(program) - len(tests)],
+                              passed=status == "OK" if isinstance(status, str) else None))
+    return samples
+
+
+def save_directory(
+    path: Path, records: Iterable[SampleRecord], doc_of: Callable[[str, str], Mapping[str, Any]],
+    generation: Mapping[str, Any],
+) -> None:
+    """One completion file per problem, `<path>/<task>/<name>.json.gz`, as MultiPL-E's generation scripts write
+    them: its evaluator runs them as they are."""
+    by_problem: dict[tuple[str, str], list[SampleRecord]] = {}
+    for record in records:
+        by_problem.setdefault((record.task, record.problem), []).append(record)
+    for (task, problem), samples in by_problem.items():
+        doc = doc_of(task, problem)
+        if not all(isinstance(doc.get(key), str) for key in ("prompt", "tests")):
+            raise CodeevalError(
+                f"--codeeval-save-generations={path}: task {task!r} has no MultiPL-E rows (prompt and tests); "
+                "MultiPL-E's format holds multiple-* tasks: use a .jsonl path"
+            )
+        document = {
+            "name": problem, "language": doc.get("language") or task.rsplit("-", 1)[-1],
+            "temperature": generation.get("temperature"), "top_p": generation.get("top_p"),
+            "max_tokens": generation.get("max_new_tokens"), "prompt": doc["prompt"], "tests": doc["tests"],
+            "completions": [r.completion for r in samples], "stop_tokens": list(doc.get("stop_tokens") or []),
+        }
+        target = path / task / f"{problem}.json.gz"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.GzipFile(target, "wb", mtime=0) as fh:
+            fh.write(json.dumps(document).encode("utf-8"))

@@ -1,0 +1,131 @@
+"""Generation files of the other tools users move between: evalplus's samples (whole programs), MultiPL-E's
+completion and result files, human-eval's results; read, written back, and their verdicts compared with ours."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from helpers import canonical, first_ids, problems, report, write_jsonl
+
+PY_TASK, PY_NAME = "multiple-py", "HumanEval_0_has_close_elements"
+
+
+def _evalplus_rows(ids: list[str]) -> list[dict]:
+    """evalplus's samples: `solution` is the whole program; one right and one wrong per problem."""
+    return [{"task_id": t, "solution": problems()[t]["prompt"] + body}
+            for t in ids for body in (canonical(t), "    return None\n")]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_evalplus_samples_load_and_save_round_trip(pytester: pytest.Pytester, workers: str) -> None:
+    write_jsonl(pytester.path / "samples.jsonl", _evalplus_rows(first_ids(3)))
+    args = ["--codeeval-tasks=humaneval", "-n", workers]
+    first = pytester.runpytest("--codeeval-load-generations=samples.jsonl", *args,
+                               "--codeeval-save-generations=back.jsonl", "--codeeval-save-format=evalplus")
+    first.assert_outcomes(passed=3, failed=3)
+    saved = [json.loads(line) for line in (pytester.path / "back.jsonl").read_text().splitlines()]
+    assert all("solution" in row and "completion" not in row for row in saved)
+    assert saved[0]["solution"] == problems()[saved[0]["task_id"]]["prompt"] + canonical(saved[0]["task_id"])
+    pytester.runpytest("--codeeval-load-generations=back.jsonl", *args).assert_outcomes(passed=3, failed=3)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_human_eval_results_verdicts_are_compared(pytester: pytest.Pytester, workers: str) -> None:
+    """human-eval's `*_results.jsonl` carries `passed`: the run says how many of its verdicts differ, and which."""
+    ids = first_ids(2)
+    rows = [{"task_id": ids[0], "completion": canonical(ids[0]), "passed": True},
+            {"task_id": ids[1], "completion": canonical(ids[1]), "passed": False},  # the other tool got it wrong
+            {"task_id": ids[1], "completion": "    return None\n", "passed": False}]
+    write_jsonl(pytester.path / "s_results.jsonl", rows)
+    result = pytester.runpytest("--codeeval-load-generations=s_results.jsonl", "--codeeval-tasks=humaneval",
+                                "--codeeval-report=r.json", "-n", workers)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*codeeval: verdicts: 3 compared with the generations file's, 1 differ*",
+        f"*codeeval::humaneval::{ids[1]}::sample0: failed in the file, passed here (ok)*",
+    ])
+    assert report(pytester.path / "r.json")["file_verdicts"] == {"compared": 3, "disagreements": [
+        {"sample": f"codeeval::humaneval::{ids[1]}::sample0", "file": "failed", "status": "passed", "detail": "ok"}]}
+
+
+def test_a_file_without_verdicts_reports_no_comparison(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester.path / "s.jsonl", [{"task_id": "HumanEval/0", "completion": canonical("HumanEval/0")}])
+    result = pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval", "--codeeval-report=r.json")
+    assert "verdicts:" not in result.stdout.str()
+    assert report(pytester.path / "r.json")["file_verdicts"] is None
+
+
+def _saved_multipl_e(pytester: pytest.Pytester) -> dict:
+    """A MultiPL-E completion file written by this project: the right and a wrong completion of HumanEval_0."""
+    rows = [{"task": PY_TASK, "task_id": PY_NAME, "completion": body}
+            for body in (canonical("HumanEval/0"), "    return True\n")]
+    write_jsonl(pytester.path / "s.jsonl", rows)
+    pytester.runpytest("--codeeval-load-generations=s.jsonl", "--codeeval-save-generations=out/").assert_outcomes(
+        passed=1, failed=1)
+    with gzip.open(pytester.path / "out" / PY_TASK / f"{PY_NAME}.json.gz", "rt") as fh:
+        return json.load(fh)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_multipl_e_completion_files_round_trip(pytester: pytest.Pytester, workers: str) -> None:
+    saved = _saved_multipl_e(pytester)
+    assert saved["name"] == PY_NAME and saved["language"] == "py"
+    assert saved["completions"] == [canonical("HumanEval/0"), "    return True\n"]
+    assert saved["prompt"].startswith("from typing import List") and "def check(candidate)" in saved["tests"]
+    # A directory of MultiPL-E's files, and one of its files, read back: the task comes from name and language.
+    for path in ("out", f"out/{PY_TASK}/{PY_NAME}.json.gz"):
+        again = pytester.runpytest(f"--codeeval-load-generations={path}", "-n", workers)
+        again.assert_outcomes(passed=1, failed=1)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_multipl_e_results_files_are_read_with_their_verdicts(pytester: pytest.Pytester, workers: str) -> None:
+    """MultiPL-E's evaluator writes `<name>.results.json.gz`: programs (prompt + completion + newline + tests) and
+    a status each. A directory holding completions and results reads each problem once, from its results."""
+    saved = _saved_multipl_e(pytester)
+    results = {k: v for k, v in saved.items() if k != "completions"}
+    results["results"] = [
+        {"program": saved["prompt"] + c + "\n" + saved["tests"], "status": status}
+        for c, status in zip(saved["completions"], ("OK", "OK"), strict=True)  # the wrong one passed there: a disagreement
+    ]
+    with gzip.open(pytester.path / "out" / PY_TASK / f"{PY_NAME}.results.json.gz", "wt") as fh:
+        json.dump(results, fh)
+    result = pytester.runpytest("--codeeval-load-generations=out", "--codeeval-report=r.json", "-n", workers)
+    result.assert_outcomes(passed=1, failed=1)
+    disagreements = report(pytester.path / "r.json")["file_verdicts"]["disagreements"]
+    assert [(d["sample"], d["file"], d["status"]) for d in disagreements] == [
+        (f"codeeval::{PY_TASK}::{PY_NAME}::sample1", "passed", "failed")]
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"a.json": {"name": PY_NAME, "language": "py", "completions": ["x"]}}, "*a.json: no 'prompt', 'tests'*"),
+        ({"a.json": {"name": PY_NAME, "language": "py", "prompt": "p", "tests": "t", "completions": [1]}},
+         "*a.json: 'completions' is not a list of strings*"),
+        ({"a.json": {"name": PY_NAME, "language": "cobol", "prompt": "p", "tests": "t", "completions": ["x"]}},
+         "*a.json: the task of its name and language is unknown task 'multiple-cobol'*"),
+        ({"a.results.json": {"name": PY_NAME, "language": "py", "prompt": "p", "tests": "t",
+                             "results": [{"program": "q", "status": "OK"}]}},
+         "*a.results.json: results*0*program*is not the file's prompt, a completion and its tests*"),
+        ({"notes.txt": "x"}, "*no MultiPL-E problem files in it*"),
+    ],
+)
+def test_malformed_multipl_e_files(pytester: pytest.Pytester, files: dict, message: str) -> None:
+    folder = pytester.path / "gens"
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    result = pytester.runpytest_subprocess("--codeeval-load-generations=gens", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+
+
+def test_saving_a_task_without_multipl_e_rows_in_its_format_is_named(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humaneval", "--codeeval-limit=1",
+                                "--codeeval-save-generations=out/")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*--codeeval-save-generations=out*task 'humaneval' has no MultiPL-E rows*"])
