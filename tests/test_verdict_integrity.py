@@ -10,10 +10,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import problems, report, write_jsonl
+from helpers import report, write_jsonl
 
 from pytest_codeeval.languages import MODULES, get_language
-from pytest_codeeval.languages.translate import humaneval_row
+from pytest_codeeval.languages.translate import rows
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import ExecRequest, Limits
 
@@ -67,7 +67,8 @@ ATTACKS = [
     ("d", "__EOF__", "{\n    return false;\n}\n__EOF__\n", "unfinished"),
     ("cpp", "main-renamed", "    return false;\n}\nint main() { return 0; }\n#define main unused_main\nvoid f() {\n",
      "unfinished"),
-    ("go", "TestMain-without-m.Run", "    return false\n}\n\nfunc TestMain(m *testing.M) {\n", None),
+    # our own TestMain (in a file beside the program) makes a program's TestMain a build error: the defence is the build
+    ("go", "TestMain-without-m.Run", "    return false\n}\n\nfunc TestMain(m *testing.M) {\n}\n", "build"),
     # -- the assertions neutered
     ("js", "deepEqual-replaced", '  return false;\n}\nrequire("node:assert").deepEqual = () => {};\n', "disabled"),
     ("js", "test-function-replaced", "  return false;\n}\nvar test = () => {};\n", "not run"),
@@ -108,7 +109,7 @@ ATTACKS = [
 
 @cache
 def _row(name: str) -> dict:
-    return humaneval_row(get_language(name), problems()["HumanEval/0"])
+    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == "HumanEval_0_has_close_elements")
 
 
 def _program(name: str, completion: str) -> str:
@@ -133,6 +134,10 @@ def test_a_wrong_program_that_exits_with_0_fails(name: str, attack: str, complet
     details = {"unfinished": proof.UNFINISHED, "disabled": proof.NEUTERED, "not run": proof.NOT_RUN, "hidden": proof.HIDDEN}
     detail = details.get(why or "")
     assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
+    # an attack that does not build proves nothing about the verdict (it must run and be caught), unless the build
+    # failure is the defence
+    built = not outcome.detail.startswith(("compile error", "syntax error"))
+    assert built == (why != "build"), (outcome.detail, outcome.output[-2000:])
     if detail:
         assert outcome.detail == detail, outcome.output[-2000:]
 
