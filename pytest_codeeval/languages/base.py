@@ -15,11 +15,14 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_codeeval.runners.base import Runner
+from pytest_codeeval.runners.base import Outcome, Runner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
+
+if TYPE_CHECKING:
+    from pytest_codeeval.languages.proof import Proven
 
 # Each compiler process's CPU limit, apart from the program's: MultiPL-E's bound on a build. A compile-time bomb
 # (a type explosion, a template recursion) fails in about that time; honest builds of its programs take a few.
@@ -27,6 +30,8 @@ BUILD_CPU_SECONDS = 15.0
 BUILD_WALL_FACTOR = 3  # the build's wall bound: this many times its CPU limit (a loaded machine, several processes)
 MARK = "@@codeeval:"  # the script's own lines on stderr; a program that forges one can only fail itself
 BUILD_FAILED = 97  # the script's exit status when the build step failed
+# the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
+UNPROVEN = "ok (exit status only: the tests' completion is not proven for this program's form)"
 
 
 class Language(Runner):
@@ -109,9 +114,13 @@ class Language(Runner):
 
     def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
         source = self.source_name(program)
+        proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
+        if proven is not None:
+            program = proven.text
         limits = self.limits(limits)
         files = (
             (source, program.encode("utf-8", "surrogatepass")),
+            *((name, text.encode()) for name, text in (proven.files if proven else ())),
             (".run.sh", self.script(source, limits, program).encode()),
         )
         run_wall = None
@@ -121,8 +130,14 @@ class Language(Runner):
                              wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
         return ExecRequest(
             argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits, network=network,
-            run_wall_seconds=run_wall,
+            run_wall_seconds=run_wall, proof=proven is not None,
         )
+
+    def proof(self, program: str) -> Proven | None:
+        """`program` as built for execution with its epilogue, which proves that the tests ran to their end and that
+        their assertions still fail (languages/proof.py); None where this program's tests are in no form the language
+        knows, and only its exit status decides (the detail of its pass says so)."""
+        return None
 
     # -- runner: what happened ---------------------------------------------------------------------------------
     def classify(self, result: ExecResult) -> tuple[str, str]:
@@ -150,8 +165,16 @@ class Language(Runner):
         if result.timed_out:
             return "timeout", "timed out (wall-clock bound)"
         if result.exit_code == 0 and not result.signal:
-            failure = self.failure_despite_success(result)
-            return ("failed", failure) if failure else ("passed", "ok")
+            from pytest_codeeval.languages.proof import NEUTERED, NOT_RUN, unfinished
+
+            # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
+            # the runtime's own report of a failure; else, without the epilogue's token, what the epilogue counted,
+            # or the tests never finished
+            said = unfinished(err) if not result.completed else None
+            failure = said if said in (NEUTERED, NOT_RUN) else self.failure_despite_success(result)
+            if failure:
+                return "failed", failure
+            return ("failed", said) if said else ("passed", "ok")
         compiled = bool(self.build_commands(self.source_name("")))
         if run_cpu is not None and result.cpu_seconds >= 0.8 * run_cpu and not compiled:
             # a failure after a process of the sample was stopped at its CPU limit (bash's $(...) around a looping
@@ -159,6 +182,12 @@ class Language(Runner):
             # limit (1.91 of 2 s under load); no compiler's time is in this count. Never read on a successful exit
             return "timeout", f"timed out ({limit})"
         return "failed", self.runtime_error(result)
+
+    def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:
+        outcome = super().execute(request, executor, limits)
+        if outcome.status == "passed" and request.argv and not request.proof:
+            outcome.detail = UNPROVEN
+        return outcome
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         """Some harnesses report a failure on a zero exit status (MultiPL-E's Perl checks for ERROR)."""

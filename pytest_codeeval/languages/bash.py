@@ -8,8 +8,22 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
+
+_TESTS_CALLED = re.compile(r"\nrun_test\s*$")
+# The tests' failures end the script through `set -e` (a `set` the program redefined would not set it) and `[[`; an
+# alias expanded in place of `run_test` would skip them, an ERR trap that returns or a DEBUG trap (with extdebug)
+# would pass over them. The token is copied with builtins, by descriptor.
+BASH_PROOF = f"""
+if [[ $- != *e* ]] || shopt -q expand_aliases || shopt -q extdebug || [[ -n "$(trap -p ERR DEBUG RETURN)" ]]; then
+    echo "{disabled_line()}" >&2
+else
+    IFS= read -r -n 64 codeeval_token <&4 || :
+    printf '%s' "$codeeval_token" >&3
+fi
+"""
 
 
 def _quoted(text: str) -> bool:
@@ -80,6 +94,10 @@ class Bash(Language):
         if result.exit_code == 1 and not err:
             return "assertion failed: a test comparison was false"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `run_test`, which `set -e` ends at the first comparison that fails."""
+        return append(program, BASH_PROOF) if _TESTS_CALLED.search(program) else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

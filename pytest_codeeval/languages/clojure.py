@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.java import Java
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -20,6 +21,31 @@ _ENDED = re.compile(
 # clojure.test's report: each failed `is` (FAIL: the comparison was false; ERROR: it raised), then its summary
 _REPORT = re.compile(r"^(FAIL|ERROR) in \(test-humaneval\).*\nexpected: .*\n  actual: (.*)$", re.MULTILINE)
 _SUMMARY = re.compile(r"^(\d+) failures, (\d+) errors\.$", re.MULTILINE)
+
+
+_TESTS_RUN = re.compile(r"\n\(run-test ([\w*+!?<>=-]+)\)\s*$")
+# MultiPL-E's last line, `(run-test test-humaneval)`, becomes: the same run, whose returned counters (not its
+# printed summary) must show at least one assertion, all passed; then a false `is` under fresh counters must count
+# as a failure (a redefined `report` would not count it); then the token
+CLOJURE_PROOF = f"""
+(let [codeeval-summary (run-test TESTS)
+      codeeval-one (Long/parseLong "1")]
+  (cond
+    (or (not= 0 (:fail codeeval-summary 1)) (not= 0 (:error codeeval-summary 1))) nil
+    (or (not (pos? (:test codeeval-summary 0))) (not (pos? (:pass codeeval-summary 0))))
+    (binding [*out* *err*] (println) (println "{skipped_line()}"))
+    (not= 1 (binding [clojure.test/*report-counters* (ref clojure.test/*initial-report-counters*)
+                      clojure.test/*test-out* (java.io.StringWriter.)]
+              (is (= codeeval-one 2))
+              (:fail @clojure.test/*report-counters*)))
+    (binding [*out* *err*] (println) (println "{disabled_line()}"))
+    :else
+    (with-open [codeeval-in (java.io.FileInputStream. "{TOKEN_IN}")
+                codeeval-out (java.io.FileOutputStream. "{DONE_OUT}")]
+      (let [codeeval-token (byte-array 64)
+            codeeval-read (.read codeeval-in codeeval-token)]
+        (when (pos? codeeval-read) (.write codeeval-out codeeval-token 0 codeeval-read))))))
+"""
 
 
 def dedented(description: str) -> str:
@@ -88,6 +114,11 @@ class Clojure(Language):
         if phase:
             return f"compile error: {cause.strip()[:200]}"
         return f"exception: {kind}: {cause.strip()[:200]}"
+
+    def proof(self, program: str) -> Proven | None:
+        """In place of MultiPL-E's `(run-test test-humaneval)`: the same run, its counters read, then its proof."""
+        tests = _TESTS_RUN.search(program)
+        return replace_tail(program, _TESTS_RUN, CLOJURE_PROOF.replace("TESTS", tests.group(1))) if tests else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -11,10 +11,40 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages import cache_dir
 from pytest_codeeval.languages.cfamily import CFamily
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
+_MAIN = re.compile(r"\bint\s+main\s*\([^)]*\)")
+_ASSERT_INCLUDED = re.compile(r"^\s*#\s*include\s*[<\"](?:assert\.h|cassert|bits/stdc\+\+\.h)[>\"]", re.MULTILINE)
+# The false `assert` runs in a forked child (it aborts the process it runs in): the child must die of it.
+CPP_PROOF = f"""
+#include <cstdio>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+void codeeval_proof() {{
+    pid_t codeeval_child = fork();
+    if (codeeval_child == 0) {{
+        dup2(open("/dev/null", O_WRONLY), 2);
+        volatile int codeeval_one = 1;
+        assert(codeeval_one == 2);
+        _exit(0);
+    }}
+    int codeeval_status = 0;
+    if (codeeval_child < 0 || waitpid(codeeval_child, &codeeval_status, 0) < 0
+        || (WIFEXITED(codeeval_status) && WEXITSTATUS(codeeval_status) == 0)) {{
+        fputs("\\n{disabled_line()}\\n", stderr);
+        return;
+    }}
+    char codeeval_token[64];
+    ssize_t codeeval_read = read(4, codeeval_token, sizeof codeeval_token);
+    if (codeeval_read > 0 && write(3, codeeval_token, codeeval_read) < 0) {{
+        fputs("the completion pipe is closed\\n", stderr);
+    }}
+}}
+"""
 _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?:\s+what\(\):\s*(.*))?")
 
 
@@ -47,6 +77,14 @@ class Cpp(CFamily):
 
     def run_command(self, source: str) -> list[str]:
         return ["./program"]
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main` (the program's last function; a failed `assert` aborts before it), a
+        call of the epilogue defined after the program, where the tests' `assert` macro is still the one in force."""
+        if not _ASSERT_INCLUDED.search(program):  # no `assert` of the tests' to check (and none of ours to include)
+            return None
+        proven = in_last_body(program, _MAIN, "    void codeeval_proof(); codeeval_proof();")
+        return append(proven.text, CPP_PROOF) if proven else None
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _ASSERT.search(result.stderr)

@@ -11,6 +11,7 @@ import re
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.cfamily import ClassWrapped
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult
 
 _USINGS = (
@@ -24,6 +25,45 @@ _USINGS = (
 )
 _ASSERT_FAILED = "System.Diagnostics.DefaultTraceListener.Fail"
 _UNHANDLED = re.compile(r"^Unhandled Exception:\s*\n?([\w.]+)(?::\s*(.*))?$", re.MULTILINE)
+
+
+_MAIN = re.compile(r"\bstatic\s+void\s+Main\s*\([^)]*\)")
+# A failed Debug.Assert does not end the program: a listener of ours, added when the tests' Main starts, counts the
+# failures; at its end, none may have failed, and a false Debug.Assert (its report to stderr muted) must reach the
+# listener (a program that cleared Trace.Listeners removed it)
+CSHARP_START = " System.Diagnostics.Trace.Listeners.Add(new CodeevalListener());"
+CSHARP_END = f"""    {{
+        int codeevalOne = int.Parse("1");
+        int codeevalFailures = CodeevalListener.Failures;
+        var codeevalError = System.Console.Error;
+        System.Console.SetError(System.IO.TextWriter.Null);
+        System.Diagnostics.Debug.Assert(codeevalOne == 2);
+        System.Console.SetError(codeevalError);
+        var codeevalStderr = new System.IO.StreamWriter(System.Console.OpenStandardError());
+        if (CodeevalListener.Failures != codeevalFailures + 1) {{
+            codeevalStderr.WriteLine("{disabled_line()}");
+        }} else if (codeevalFailures != 0) {{
+            codeevalStderr.WriteLine("{failed_line()}");
+        }} else {{
+            var codeevalToken = new byte[64];
+            int codeevalRead;
+            var codeevalOpen = System.IO.FileMode.Open;
+            using (var codeevalIn = new System.IO.FileStream("{TOKEN_IN}", codeevalOpen, System.IO.FileAccess.Read))
+                codeevalRead = codeevalIn.Read(codeevalToken, 0, 64);
+            using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", codeevalOpen, System.IO.FileAccess.Write))
+                codeevalOut.Write(codeevalToken, 0, codeevalRead);
+        }}
+        codeevalStderr.Flush();
+    }}"""
+CSHARP_LISTENER = """
+class CodeevalListener : System.Diagnostics.TraceListener {
+    public static int Failures;
+    public override void Write(string message) {}
+    public override void WriteLine(string message) {}
+    public override void Fail(string message) { Failures++; }
+    public override void Fail(string message, string detail) { Failures++; }
+}
+"""
 
 
 def pascal_case(name: str) -> str:
@@ -85,6 +125,11 @@ class CSharp(ClassWrapped):
             if ": error CS" in line:
                 return line.split(": ", 1)[-1].strip()[:300]
         return super().compile_error(log)
+
+    def proof(self, program: str) -> Proven | None:
+        """Our listener added at the start of the tests' `Main` (the program's last method), the proof at its end."""
+        proven = in_last_body(program, _MAIN, CSHARP_END, at_start=CSHARP_START)
+        return append(proven.text, CSHARP_LISTENER) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def declaration(self, typed: list[tuple[str, str]], description: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult
@@ -16,6 +17,27 @@ from pytest_codeeval.sandbox.api import ExecResult
 NULL_DICT = "___null_dict___"  # MultiPL-E's stand-in for `{}`, whose D type only the signature knows
 _ASSERT = re.compile(r"^(\S+\(\d+\)): \[unittest\] (.*)$", re.MULTILINE)
 _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
+
+
+_MAIN = re.compile(r"\bvoid\s+main\s*\(\s*\)")
+# In the tests' `void main(){}`, which runs after every unittest passed: `assert` (whose failure handler a program
+# may replace) must throw on a false condition
+D_RUN_MAIN = 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];'
+D_PROOF = f"""    {{
+        import core.exception : AssertError;
+        import core.stdc.stdio : fputs, stderr;
+        import core.sys.posix.unistd : read, write;
+        import std.conv : to;
+        int codeevalOne = "1".to!int;
+        bool codeevalFailed = false;
+        try {{ assert(codeevalOne == 2); }} catch (AssertError) {{ codeevalFailed = true; }}
+        if (!codeevalFailed) {{ fputs("\\n{disabled_line()}\\n", stderr); }}
+        else {{
+            ubyte[64] codeevalToken;
+            auto codeevalRead = read(4, codeevalToken.ptr, codeevalToken.length);
+            if (codeevalRead > 0 && write(3, codeevalToken.ptr, codeevalRead) < 0) {{ fputs("closed\\n", stderr); }}
+        }}
+    }}"""
 
 
 class D(TypedLanguage):
@@ -52,6 +74,12 @@ class D(TypedLanguage):
         if match := _THROWN.search(report):
             return f"exception: {match.group(1)}: {match.group(3).strip()[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """In the tests' `void main(){}`, the program's last function, which the runtime then runs after the
+        unittests (by default a unittest build runs only them)."""
+        proven = in_last_body(program, _MAIN, D_PROOF)
+        return append(proven.text, D_RUN_MAIN) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def __init__(self) -> None:

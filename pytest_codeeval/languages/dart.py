@@ -13,6 +13,7 @@ import shutil
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -24,6 +25,24 @@ _FRONT_END = re.compile(r"^\S+\.dart:\d+:\d+: Error: (.*)$", re.MULTILINE)
 # an uncaught throw: `Unhandled exception:`, the thrown value's text (one or more lines), then the stack from `#0`
 _UNHANDLED = re.compile(r"^Unhandled exception:\n(.*?)\n#0\s+(\S+)", re.MULTILINE | re.DOTALL)
 _HARNESS = ("expect", "expectList", "expectMap")  # the tests' helpers: what they throw is a failed assertion
+
+
+_MAIN = re.compile(r"\bvoid\s+main\s*\(\s*\)")
+_EXPECT = re.compile(r"^void\s+expect\s*\(", re.MULTILINE)
+# dart:io for the token, imported on the program's first line (its line numbers stay), under a prefix of ours
+DART_IMPORT = "import 'dart:io' as codeeval_io; "
+# At the end of the tests' `main` (a failed `expect` throws out of it): the tests' `expect` (a top-level function of
+# theirs, which the program cannot define again) must throw on a false comparison
+DART_PROOF = f"""  {{
+    var codeevalFailed = false;
+    try {{ expect(int.parse("1"), 2); }} catch (codeevalError) {{ codeevalFailed = true; }}
+    if (!codeevalFailed) {{
+      codeeval_io.stderr.writeln("{disabled_line()}");
+    }} else {{
+      final codeevalToken = codeeval_io.File("{TOKEN_IN}").readAsBytesSync();
+      codeeval_io.File("{DONE_OUT}").writeAsBytesSync(codeevalToken, mode: codeeval_io.FileMode.append);
+    }}
+  }}"""
 
 
 class Dart(Language):
@@ -66,6 +85,11 @@ class Dart(Language):
         if front_end:
             return f"compile error: {front_end.group(1).strip()[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main` (their helpers follow it), with dart:io imported on the first line."""
+        proven = in_last_body(program, _MAIN, DART_PROOF, last=False) if _EXPECT.search(program) else None
+        return Proven(DART_IMPORT + proven.text) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:

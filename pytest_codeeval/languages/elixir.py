@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult
 
@@ -15,6 +16,37 @@ _SYNTAX = ("SyntaxError", "TokenMissingError", "MismatchedDelimiterError")
 # ExUnit's report of a failed test: `Assertion with == failed` and its sides, or the exception the test raised
 _ASSERTION = re.compile(r"Assertion with == failed\n.*?\n\s*left:\s+([^\n]*)\n\s*right:\s+([^\n]*)", re.DOTALL)
 _TEST_RAISED = re.compile(r"^\s+\*\* \((\w+(?:\.\w+)*)\) (.*)$", re.MULTILINE)
+
+
+_STARTED = re.compile(r"^ExUnit\.start\(\)", re.MULTILINE)
+# ExUnit runs its tests at exit, after anything appended: the epilogue runs them itself (every test, none excluded
+# or skipped), checks that ExUnit's `assert` still raises on a false comparison, and halts before the run at exit
+ELIXIR_PROOF = f"""
+codeeval_result = ExUnit.run()
+if codeeval_result.failures != 0, do: System.halt(1)
+if codeeval_result.total == 0 or codeeval_result.excluded != 0 or codeeval_result.skipped != 0 do
+  IO.puts(:stderr, "\\n{skipped_line()}")
+  System.halt(0)
+end
+codeeval_works =
+  try do
+    import ExUnit.Assertions
+    codeeval_one = Enum.count([:one])
+    assert codeeval_one == 2
+    false
+  rescue
+    codeeval_error -> is_struct(codeeval_error, ExUnit.AssertionError)
+  end
+if codeeval_works do
+  codeeval_in = File.open!("{TOKEN_IN}", [:read, :binary])
+  codeeval_out = File.open!("{DONE_OUT}", [:append, :binary])
+  IO.binwrite(codeeval_out, IO.binread(codeeval_in, 64))
+  File.close(codeeval_out)
+else
+  IO.puts(:stderr, "\\n{disabled_line()}")
+end
+System.halt(0)
+"""
 
 
 class Elixir(Language):
@@ -50,6 +82,10 @@ class Elixir(Language):
         if in_test:
             return f"exception: {in_test.group(1)}: {in_test.group(2).strip()[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After the tests' module (ExUnit started by the tests' text), the run and its proof."""
+        return append(program, ELIXIR_PROOF) if _STARTED.search(program) else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:

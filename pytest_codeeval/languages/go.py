@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages import cache_dir
 from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult
@@ -31,6 +32,49 @@ _CHECK = """	for i, tc := range tests {
 }
 """
 
+PROOF_FILE = "codeeval_proof_test.go"
+_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
+_TEST_FUNCTION = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.MULTILINE)
+# The tests' comparison (fmt's %v, t.Errorf) checked on a false case, its report kept off the output
+GO_PROOF = f"""package PACKAGE
+
+import (
+	codeevalFlag "flag"
+	codeevalFmt "fmt"
+	codeevalOs "os"
+	codeevalTesting "testing"
+)
+
+func TestMain(m *codeevalTesting.M) {{
+	codeevalFlag.Parse()
+	for name, value := range map[string]string{{"test.run": "^TESTS$", "test.skip": "", "test.list": "",
+		"test.count": "1", "test.cpu": "", "test.shuffle": "off", "test.failfast": "false"}} {{
+		_ = codeevalFlag.Set(name, value)
+	}}
+	if code := m.Run(); code != 0 {{
+		codeevalOs.Exit(code)
+	}}
+	all := func(pattern, name string) (bool, error) {{ return true, nil }}
+	stdout := codeevalOs.Stdout
+	codeevalOs.Stdout, _ = codeevalOs.OpenFile(codeevalOs.DevNull, codeevalOs.O_WRONLY, 0)
+	falseCase := func(t *codeevalTesting.T) {{
+		if codeevalFmt.Sprintf("%v", 1) != codeevalFmt.Sprintf("%v", 2) {{
+			t.Errorf("expected '%v', got '%v'", 2, 1)
+		}}
+	}}
+	check := []codeevalTesting.InternalTest{{{{Name: "TestCodeevalFalse", F: falseCase}}}}
+	works := !codeevalTesting.RunTests(all, check)
+	codeevalOs.Stdout = stdout
+	if !works {{
+		codeevalFmt.Fprintln(codeevalOs.Stderr, "{disabled_line()}")
+		codeevalOs.Exit(0)
+	}}
+	token := make([]byte, 64)
+	read, _ := codeevalOs.NewFile(4, "token").Read(token)
+	_, _ = codeevalOs.NewFile(3, "done").Write(token[:read])
+	codeevalOs.Exit(0)
+}}
+"""
 _FAIL = re.compile(r"^\s*--- FAIL: (\w+)", re.MULTILINE)
 _PANIC = re.compile(r"^panic: (.*)$", re.MULTILINE)
 
@@ -69,7 +113,17 @@ class Go(TypedLanguage):
         # the sample's build cache starts as a copy of one where the test harness's packages are built already:
         # the same binary, without compiling `testing` and `fmt` again for every sample
         seed = [["cp", "-R", warm, self.env["GOCACHE"]]] if warm else []
-        return [*seed, ["go", "test", "-c", "-o", "program.test", source]]
+        proof = [PROOF_FILE] if program and self.proof(program) else []
+        return [*seed, ["go", "test", "-c", "-o", "program.test", source, *proof]]
+
+    def proof(self, program: str) -> Proven | None:
+        """A TestMain of ours beside the tests (a program's own TestMain is then a compile error): it runs the tests'
+        last Test function, whatever flags an `init` set (`-test.run`, `-test.list`), then proves it."""
+        package, tests = _PACKAGE.search(program), _TEST_FUNCTION.findall(program)
+        if package is None or not tests:
+            return None
+        main = GO_PROOF.replace("PACKAGE", package.group(1)).replace("TESTS", tests[-1])
+        return Proven(program, ((PROOF_FILE, main),))
 
     def run_command(self, source: str) -> list[str]:
         return ["./program.test"]

@@ -10,10 +10,22 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.coerced import Coerced
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.sandbox.api import ExecResult
 
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
+
+
+_TESTS_END = re.compile(r"^main = do\n(?:  .*\n)*  pure \(\)\s*$", re.MULTILINE)
+# One more statement at the end of the tests' `main` (a failed test is `error`, which ends the program before it).
+# With Prelude's functions only (a completion cannot import): `error` itself cannot be redefined (a definition of
+# it is an ambiguous occurrence), so there is no assertion mechanism to check.
+HASKELL_PROOF = f"""  codeevalProof
+
+codeevalProof :: IO ()
+codeevalProof = readFile "{TOKEN_IN}" >>= appendFile "{DONE_OUT}"
+"""
 
 
 def camel_case(name: str) -> str:
@@ -70,6 +82,10 @@ class Haskell(Coerced):
                 return "assertion failed"
             return f"exception: {message}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """A last statement of the tests' `main = do` block (the program's end), and its definition after it."""
+        return append(program, HASKELL_PROOF) if _TESTS_END.search(program) else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:

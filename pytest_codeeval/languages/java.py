@@ -7,6 +7,7 @@ import re
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.jvm import Jvm
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult
 
 _IMPORTS = (
@@ -23,6 +24,16 @@ _IMPORTS = (
 JAVATUPLES = "/usr/share/java/javatuples.jar"  # Debian's libjavatuples-java; MultiPL-E's prompts import it
 _PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
 _EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
+_MAIN = re.compile(r"\bstatic\s+void\s+main\s*\(\s*String\s*(?:\[\s*\]\s*\w+|\w+\s*\[\s*\]|\.\.\.\s*\w+)\s*\)")
+# Java's `assert` checked with a false condition that the compiler cannot fold, then the token copied by path
+JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
+      try {{ assert(codeevalOne == 2); }} catch (AssertionError codeevalError) {{ codeevalFailed = true; }}
+      if (!codeevalFailed) {{ System.err.println("{disabled_line()}"); System.err.flush(); }}
+      else try (java.io.FileInputStream codeevalIn = new java.io.FileInputStream("{TOKEN_IN}");
+                java.io.FileOutputStream codeevalOut = new java.io.FileOutputStream("{DONE_OUT}")) {{
+        byte[] codeevalToken = new byte[64];
+        codeevalOut.write(codeevalToken, 0, Math.max(0, codeevalIn.read(codeevalToken)));
+      }} catch (java.io.IOException codeevalError) {{ throw new RuntimeException(codeevalError); }} }}"""
 # the compiler is a JVM too: C1 only and the serial collector start it in about half the time
 _JAVAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
 
@@ -64,6 +75,10 @@ class Java(Jvm):
 
     def run_command(self, source: str) -> list[str]:
         return ["java", "-ea", "-XX:+UseSerialGC", "-Xmx1g", "-cp", f".:{JAVATUPLES}", source[: -len(".java")]]
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main` (the program's last), which a failed `assert` leaves by throwing."""
+        return in_last_body(program, _MAIN, JVM_PROOF)
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _EXCEPTION.search(result.stderr)

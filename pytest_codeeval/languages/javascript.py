@@ -6,8 +6,25 @@ import re
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
+# the tests' last statement; the epilogue checks that the tests' `test` ran to its end (a program that assigned
+# another function to the name would skip it) and that their `assert.deepEqual` still throws on a false equality
+_TESTS_CALLED = re.compile(r"\ntest\(\);\s*$")
+_TESTS = re.compile(r"^function\s+test\s*\(\s*\)", re.MULTILINE)
+NODE_RAN = "  codeevalTestsRan = true;"
+NODE_PROOF = f"""
+var codeevalTestsRan;
+;(() => {{
+  if (codeevalTestsRan !== true) {{ require("fs").writeSync(2, "\\n{skipped_line()}\\n"); return; }}
+  let failed = false;
+  try {{ assert.deepEqual(1, 2); }} catch (e) {{ failed = true; }}
+  const fs = require("fs");
+  if (!failed) {{ fs.writeSync(2, "\\n{disabled_line()}\\n"); return; }}
+  fs.writeSync(3, fs.readFileSync(4));
+}})();
+"""
 _ERROR = re.compile(r"^(\w*(?:Error|Exception))(?: \[\w+\])?: ?(.*)$", re.MULTILINE)
 
 
@@ -27,6 +44,11 @@ class JavaScript(Language):
 
     def runtime_error(self, result: ExecResult) -> str:
         return node_error(result) or super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `test();` (a failed `assert.deepEqual` throws out of it, so nothing after it runs)."""
+        proven = in_last_body(program, _TESTS, NODE_RAN, last=False) if _TESTS_CALLED.search(program) else None
+        return append(proven.text, NODE_PROOF) if proven else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

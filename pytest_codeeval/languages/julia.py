@@ -9,6 +9,7 @@ import re
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 # @testset's reports on stdout, each line after the test set's name ("test set: Test Failed at program.jl:8")
@@ -18,6 +19,29 @@ _ERRORED = re.compile(r"Error During Test at .*\n\s*Test threw exception\n\s*Exp
 _PARSE_MESSAGE = re.compile(r"^.*── (.*)$", re.MULTILINE)
 _LOAD_ERROR = re.compile(r"^ERROR: (?:LoadError: )?(.*)$", re.MULTILINE)
 _SCALARS = {"int": "Int64", "float": "Float64", "bool": "Bool", "str": "String", "Any": "Any"}
+
+
+_TESTSET = re.compile(r"^using Test\b[\s\S]*^@testset\b", re.MULTILINE)
+# After the tests' @testset (a failed @test makes it throw at its end): the `@test` in scope (a program's own macro
+# of that name shadows Test's) must throw outside a test set on a false comparison, its report kept off stdout
+JULIA_PROOF = f"""
+let codeeval_failed = redirect_stdout(devnull) do
+        try
+            @test parse(Int, "1") == 2
+            false
+        catch
+            true
+        end
+    end
+    if codeeval_failed
+        open("{DONE_OUT}", "a") do codeeval_out
+            write(codeeval_out, open(codeeval_in -> read(codeeval_in, 64), "{TOKEN_IN}"))
+        end
+    else
+        println(stderr, "\\n{disabled_line()}")
+    end
+end
+"""
 
 
 class UnknownType(Exception):
@@ -71,6 +95,10 @@ class Julia(Language):
                 return "syntax error: " + (parsed.group(1).strip() if parsed else message)[:200]
             return "exception: " + message[:200]
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After the tests' `@testset` block, the program's end."""
+        return append(program, JULIA_PROOF) if _TESTSET.search(program) else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:

@@ -7,12 +7,41 @@ import subprocess
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 # luaunit's report of a failed check: "program.lua:12: expected: 3, actual: 4", or a table per line when long
 _FAILED = re.compile(r":\d+: expected: (.*?)(?:, |\n)actual: (.*?)\n(?:List difference|stack traceback)", re.DOTALL)
 # luaunit's report of an error inside a test: the line after "1) test_humaneval"
 _ERRORED = re.compile(r"^Tests with errors:\n-+\n\d+\) \S+\n(.*)$", re.MULTILINE)
+
+
+_TESTS_RUN = re.compile(r"\nos\.exit\(lu\.LuaUnit\.run\(\)\)\s*$")
+_TEST_FUNCTION = re.compile(r"^function\s+(test\w*)\s*\(", re.MULTILINE | re.IGNORECASE)
+# MultiPL-E's last line, `os.exit(lu.LuaUnit.run())`, becomes: the test function marked as having returned (a
+# replaced LuaUnit.run or a filter would not run it), the run, then a false lu.assertEquals that must raise
+LUA_PROOF = f"""
+local codeeval_ran = false
+do
+    local codeeval_tests = TESTS
+    TESTS = function(...) codeeval_tests(...); codeeval_ran = true end
+end
+local codeeval_failures = lu.LuaUnit.run()
+if codeeval_failures == 0 and not codeeval_ran then
+    io.stderr:write("\\n{skipped_line()}\\n")
+elseif codeeval_failures == 0 then
+    if pcall(lu.assertEquals, 1, 2) then
+        io.stderr:write("\\n{disabled_line()}\\n")
+    else
+        local codeeval_in = io.open("{TOKEN_IN}", "rb")
+        local codeeval_out = io.open("{DONE_OUT}", "wb")
+        codeeval_out:write(codeeval_in:read("a"))
+        codeeval_out:close()
+        codeeval_in:close()
+    end
+end
+os.exit(codeeval_failures)
+"""
 
 
 class Lua(Language):
@@ -51,6 +80,13 @@ class Lua(Language):
         if first.startswith("lua5.4: "):
             return "exception: " + _unplace(first.removeprefix("lua5.4: "))[:200]
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """In place of MultiPL-E's `os.exit(lu.LuaUnit.run())`: the run, proven."""
+        tests = _TEST_FUNCTION.findall(program)
+        if not tests:
+            return None
+        return replace_tail(program, _TESTS_RUN, LUA_PROOF.replace("TESTS", tests[-1]))
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

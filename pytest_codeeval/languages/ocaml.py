@@ -10,11 +10,32 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.coerced import Coerced
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 _LOCATION = re.compile(r'^File "[^"]*", line (\d+), characters [\d-]+:', re.MULTILINE)
 _ASSERT = re.compile(r'^Exception: Assert_failure\s*\("[^"]*", (\d+), \d+\)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^Exception: (.*?)\.?$", re.MULTILINE)
+
+
+_TESTS = re.compile(r"^let assertions =", re.MULTILINE)
+# After the tests' phrase (a failed `assert` raises out of it and the toplevel stops): `assert` is a keyword, but
+# `=` (the tests' comparison) can be redefined, so the false assertion uses it
+OCAML_PROOF = f"""
+;;
+let () =
+  let codeeval_one = int_of_string "1" in
+  if (try assert (codeeval_one = 2); true with Assert_failure _ -> false) then
+    prerr_string "\\n{disabled_line()}\\n"
+  else begin
+    let codeeval_in = Stdlib.open_in_bin "{TOKEN_IN}" in
+    let codeeval_out = Stdlib.open_out_gen [Open_wronly; Open_append; Open_binary] 0 "{DONE_OUT}" in
+    let codeeval_token = Bytes.create 64 in
+    Stdlib.output codeeval_out codeeval_token 0 (Stdlib.input codeeval_in codeeval_token 0 64);
+    Stdlib.close_out codeeval_out
+  end
+;;
+"""
 
 
 class OCaml(Coerced):
@@ -53,6 +74,10 @@ class OCaml(Coerced):
         if raised:
             return f"exception: {raised.group(1)[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `let assertions = ...` phrase, the program's last."""
+        return append(program, OCAML_PROOF) if _TESTS.search(program) else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
+
+_TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
+_TESTS = re.compile(r"^sub\s+testhumaneval\b", re.MULTILINE)
+PERL_RAN = "        $codeeval::ran = 1;"  # at the end of the tests' sub: one the program put in its place never sets it
+# Test::Deep's eq_deeply (the tests' comparison) must still tell 1 from 2, and `exit` (how a failed test ends the
+# program) must be Perl's own, not an override; the token copied by descriptor
+PERL_PROOF = f"""
+{{
+    if (!$codeeval::ran) {{
+        print STDERR "\\n", '{skipped_line()}', "\\n";
+    }} elsif (eq_deeply(1, 2) || defined &CORE::GLOBAL::exit) {{
+        print STDERR "\\n", '{disabled_line()}', "\\n";
+    }} else {{
+        open(my $codeeval_in, "<&=", 4) or die "descriptor 4: $!";
+        open(my $codeeval_out, ">&=", 3) or die "descriptor 3: $!";
+        sysread($codeeval_in, my $codeeval_token, 64);
+        syswrite($codeeval_out, $codeeval_token);
+    }}
+}}
+"""
 
 
 class Perl(Language):
@@ -45,6 +67,11 @@ class Perl(Language):
         if err and result.signal != signal.SIGKILL:
             return "exception: " + err.split("\n")[-1][:200]
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `testhumaneval();`, which a failed test leaves by `exit 1`."""
+        proven = in_last_body(program, _TESTS, PERL_RAN, last=False) if _TESTS_CALLED.search(program) else None
+        return append(proven.text, PERL_PROOF) if proven else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -6,9 +6,27 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 _ERROR = re.compile(r"^(?:PHP )?(Parse error|Fatal error):\s+(.*?)(?: in /|$)", re.MULTILINE)
+
+
+_TESTS_CALLED = re.compile(r"\ntest\(\);\s*$")
+# the tests' failure is a thrown Exception: one thrown for a false comparison must be caught as one
+PHP_PROOF = f"""
+$codeeval_failed = false;
+try {{
+    if (intval("1") !== 2) {{ throw new Exception("Test failed!"); }}
+}} catch (Exception $codeeval_error) {{
+    $codeeval_failed = true;
+}}
+if (!$codeeval_failed) {{
+    fwrite(STDERR, "\\n{disabled_line()}\\n");
+}} else {{
+    file_put_contents("php://fd/3", file_get_contents("php://fd/4"));
+}}
+"""
 
 
 class Php(Language):
@@ -34,6 +52,10 @@ class Php(Language):
         if "Exception: Test failed!" in message:
             return "assertion failed: Test failed!"
         return f"exception: {message.removeprefix('Uncaught ')[:200]}"
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `test();`, which a failed test leaves by throwing."""
+        return append(program, PHP_PROOF) if _TESTS_CALLED.search(program) else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 # R's report: "Error in f(x) : message" or "Error: message", the message possibly on the next line
@@ -14,6 +15,25 @@ _ERROR = re.compile(
     r"^Error(?: in .*?)?\s*:\s*(.*?)\n(?:Calls:|Execution halted|In addition:)", re.MULTILINE | re.DOTALL
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?")
+
+
+_TESTS_CALLED = re.compile(r"\ntest_humaneval\(\)\s*$")
+# the tests' whole assertion, `stopifnot(isTRUE(all.equal(...)))`, must stop on a false one
+R_PROOF = f"""
+local({{
+    codeeval_failed <- tryCatch({{ stopifnot(isTRUE(all.equal(1, 2))); FALSE }}, error = function(e) TRUE)
+    if (!codeeval_failed) {{
+        cat("\\n{disabled_line()}\\n", file = stderr())
+    }} else {{
+        codeeval_in <- file("{TOKEN_IN}", "rb")
+        codeeval_token <- readBin(codeeval_in, "raw", 64)
+        close(codeeval_in)
+        codeeval_out <- file("{DONE_OUT}", "wb")
+        writeBin(codeeval_token, codeeval_out)
+        close(codeeval_out)
+    }}
+}})
+"""
 
 
 class R(Language):
@@ -42,6 +62,10 @@ class R(Language):
         if message.startswith("unexpected "):
             return "syntax error: " + message[:200]
         return "exception: " + message[:200]
+
+    def proof(self, program: str) -> Proven | None:
+        """After MultiPL-E's `test_humaneval()`, which a failed `stopifnot` ends with an error."""
+        return append(program, R_PROOF) if _TESTS_CALLED.search(program) else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -7,11 +7,35 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import MARK, Language, line_comments
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
 from pytest_codeeval.sandbox.api import ExecResult
 
 # rackunit's report of one check: "FAILURE" (the check's values differ) or "ERROR" (it raised), then its fields
 _CHECK = re.compile(r"^(FAILURE|ERROR)\n(.*?)^-{20}$", re.MULTILINE | re.DOTALL)
 _FIELD = re.compile(r"^(actual|expected):\s+(.*)$", re.MULTILINE)
+
+
+_TESTS_CALLED = re.compile(r"\n\((test-humaneval)\)\s*$")
+# MultiPL-E's last line, `(test-humaneval)`, becomes: the tests run with their failures counted (rackunit reports
+# them and goes on; a handler the program set that hides them counts too), then a false `check-equal?` and
+# `check-within` that must reach the check handler, then the token
+RACKET_PROOF = f"""
+(define codeeval-failures 0)
+(let ([codeeval-handler (current-check-handler)])
+  (parameterize ([current-check-handler
+                  (lambda (e) (set! codeeval-failures (add1 codeeval-failures)) (codeeval-handler e))])
+    (TESTS)))
+(define codeeval-caught 0)
+(parameterize ([current-check-handler (lambda (e) (set! codeeval-caught (add1 codeeval-caught)))])
+  (check-equal? (string->number "1") 2)
+  (check-within (string->number "1") 2 0.001))
+(cond
+  [(positive? codeeval-failures) (eprintf "\\n{failed_line()}\\n")]
+  [(= codeeval-caught 2)
+    (call-with-output-file "{DONE_OUT}" #:exists 'append
+      (lambda (out) (write-bytes (call-with-input-file "{TOKEN_IN}" (lambda (in) (read-bytes 64 in))) out)))]
+  [else (eprintf "\\n{disabled_line()}\\n")])
+"""
 
 
 class Racket(Language):
@@ -52,6 +76,11 @@ class Racket(Language):
         if first and not result.signal and MARK not in first:
             return "exception: " + message[:200]
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """In place of MultiPL-E's `(test-humaneval)`: the same call, its failures counted, then its proof."""
+        tests = _TESTS_CALLED.search(program)
+        return replace_tail(program, _TESTS_CALLED, RACKET_PROOF.replace("TESTS", tests.group(1))) if tests else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -6,11 +6,42 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult
 
 _FAILURE = re.compile(r"^(Failure|Error): test_\w+\(TestHumanEval\)", re.MULTILINE)
 _EXPECTED = re.compile(r"^<(.*)> expected but was\n<(.*)>", re.MULTILINE)
 _EXCEPTION = re.compile(r"^.*?: (.*) \((\w+(?:::\w+)*)\)$", re.MULTILINE)
+
+
+_TEST_CASE = re.compile(r"^class\s+(\w+)\s*<\s*Test::Unit::TestCase\b", re.MULTILINE)
+# Test::Unit runs its tests at exit, after anything appended: the epilogue runs the tests' class itself (every test
+# of it, and at least one), then a false assert_equal in a subclass of it (where the program may have redefined the
+# assertions) through the same runner, silenced, which must count it failed
+RUBY_PROOF = f"""
+Test::Unit::AutoRunner.need_auto_run = false
+require "test/unit/ui/console/testrunner"
+codeeval_suite = TESTS.suite
+codeeval_result = Test::Unit::UI::Console::TestRunner.run(codeeval_suite)
+exit(1) unless codeeval_result.passed?
+if codeeval_result.run_count != codeeval_suite.size || codeeval_result.run_count == 0
+  $stderr.puts("", "{skipped_line()}")
+  exit(0)
+end
+class CodeevalFalse < TESTS
+  def test_codeeval_false
+    assert_equal(1, 2)
+  end
+end
+codeeval_check = Test::Unit::TestSuite.new("codeeval")
+codeeval_check << CodeevalFalse.new("test_codeeval_false")
+codeeval_silent = Test::Unit::UI::Console::OutputLevel::SILENT
+if Test::Unit::UI::Console::TestRunner.run(codeeval_check, output_level: codeeval_silent).failure_count != 1
+  $stderr.puts("", "{disabled_line()}")
+else
+  IO.for_fd(3, autoclose: false).write(IO.for_fd(4, autoclose: false).read(64))
+end
+"""
 
 
 class Ruby(Language):
@@ -49,6 +80,11 @@ class Ruby(Language):
         if match:
             return f"exception: {match.group(2)}: {match.group(1)[:200]}"
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After the tests' Test::Unit class, whose tests the epilogue runs (Test::Unit's run at exit is turned off)."""
+        tests = _TEST_CASE.findall(program)
+        return append(program, RUBY_PROOF.replace("TESTS", tests[-1])) if tests else None
 
     # -- translator --------------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:

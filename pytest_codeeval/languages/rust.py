@@ -13,9 +13,35 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.coerced import Coerced, generic, named
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
+_SCALARS = {"int": "isize", "float": "f64", "bool": "bool", "str": "String"}
+
+_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
+# The false `assert_eq!` must panic (caught, under a silent hook in place of any the program set)
+RUST_PROOF = f"""
+fn codeeval_proof() {{
+    use std::io::{{Read, Write}};
+    use std::os::unix::io::FromRawFd;
+    let codeeval_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {{}}));
+    let codeeval_one = std::hint::black_box(1);
+    let codeeval_failed = std::panic::catch_unwind(|| {{ assert_eq!(codeeval_one, 2); }}).is_err();
+    std::panic::set_hook(codeeval_hook);
+    if !codeeval_failed {{
+        eprintln!("\\n{disabled_line()}");
+        return;
+    }}
+    let mut codeeval_token = Vec::new();
+    let mut codeeval_in = unsafe {{ std::fs::File::from_raw_fd(4) }};
+    let mut codeeval_out = unsafe {{ std::fs::File::from_raw_fd(3) }};
+    if codeeval_in.read_to_end(&mut codeeval_token).is_ok() {{
+        let _ = codeeval_out.write_all(&codeeval_token);
+    }}
+}}
+"""
 _PANIC = re.compile(r"panicked at (?:'(.*?)', )?[^\n]*?(?::\n(.*))?$", re.MULTILINE)
 
 
@@ -42,6 +68,12 @@ class Rust(Coerced):
 
     def run_command(self, source: str) -> list[str]:
         return ["./program"]
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main` (a failed `assert_eq!` panics out of it), a call of the epilogue defined
+        after the program, where the tests' `assert_eq!` (a shadowing macro included) is the one in scope."""
+        proven = in_last_body(program, _MAIN, "    codeeval_proof();")
+        return append(proven.text, RUST_PROOF) if proven else None
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _PANIC.search(result.stderr)

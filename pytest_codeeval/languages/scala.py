@@ -14,12 +14,37 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.jvm import Jvm
+from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
 _EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 # scalac runs on a JVM: C1 only and the serial collector start it in about half the time
 _SCALAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
+
+
+def camel_case(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+_MAIN = re.compile(r"\bdef\s+main\s*\(\s*\w+\s*:\s*Array\[String\]\s*\)")
+# At the end of the tests' `main` (a failed `assert` throws out of it): the `assert` in scope there (Predef's, or
+# one the program defined in the object) must throw on a false condition
+SCALA_PROOF = f"""    {{
+      val codeevalOne = "1".toInt
+      val codeevalFailed =
+        try {{ assert(codeevalOne == 2); false }} catch {{ case _: java.lang.AssertionError => true }}
+      if (!codeevalFailed) System.err.println("{disabled_line()}")
+      else {{
+        val codeevalIn = new java.io.FileInputStream("{TOKEN_IN}")
+        val codeevalOut = new java.io.FileOutputStream("{DONE_OUT}")
+        val codeevalToken = new Array[Byte](64)
+        val codeevalRead = codeevalIn.read(codeevalToken)
+        if (codeevalRead > 0) codeevalOut.write(codeevalToken, 0, codeevalRead)
+        codeevalOut.close()
+      }}
+    }}"""
 
 
 class Scala(Jvm):
@@ -68,6 +93,10 @@ class Scala(Jvm):
             if ": error: " in line:
                 return line.split(": error: ", 1)[1].strip()[:300]
         return super().compile_error(log)
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `main`, the program's last method."""
+        return in_last_body(program, _MAIN, SCALA_PROOF)
 
     # -- translator ----------------------------------------------------------------------------------------------
     def declaration(self, typed: list[tuple[str, str]], description: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.proof import Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage, is_ellipsis
 from pytest_codeeval.sandbox.api import ExecResult
@@ -48,6 +49,18 @@ func ==(left: [(Int, Int)], right: [(Int, Int)]) -> Bool {
             """
 _ASSERT = re.compile(r"^(?:.*?:\d+: )?Assertion failed(?:: (?:file .*?, line )?(.*))?$", re.MULTILINE)
 _FATAL = re.compile(r"^(?:.*?:\d+: )?Fatal error(?:: (.*))?$", re.MULTILINE)
+
+
+# After the tests' top-level `assert` lines (a failed one traps). Swift cannot catch a failed `assert` nor fork, so
+# the epilogue proves that the tests finished, not that `assert` still works (docs/security.md)
+SWIFT_PROOF = """
+import Glibc
+do {
+    var codeevalToken = [UInt8](repeating: 0, count: 64)
+    let codeevalRead = read(4, &codeevalToken, 64)
+    if codeevalRead > 0 { _ = write(3, codeevalToken, codeevalRead) }
+}
+"""
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,11 @@ class Swift(TypedLanguage):
         if fatal:
             return "exception: " + (fatal.group(1) or "fatal error").strip()[:200]
         return super().runtime_error(result)
+
+    def proof(self, program: str) -> Proven | None:
+        """After the tests' last line, a top-level `assert` (their form in MultiPL-E's rows)."""
+        last = program.rstrip().rsplit("\n", 1)[-1]
+        return append(program, SWIFT_PROOF) if last.startswith("assert(") else None
 
     # -- translator ----------------------------------------------------------------------------------------------
     def signature(self, name: str, args: list[Any], returns: Any, description: str) -> str:

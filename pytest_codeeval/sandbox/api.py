@@ -38,7 +38,9 @@ class ExecRequest:
     Exactly one of `python_source` (run in a forked interpreter: fast, no exec) and `argv` (exec a command,
     for compiled or other languages) is set. `files` are written into the sample's scratch directory first.
     `binds` are host files or directories (absolute, links resolved) that this sample alone sees at their own
-    paths, read-only (sandbox/binds.py: what may be bound).
+    paths, read-only (sandbox/binds.py: what may be bound). `proof`: an `argv` program that proves its own
+    completion (languages/proof.py): it keeps descriptors 3 and 4, and `completed` is True only if it wrote the
+    token it read from 4 to 3.
     """
 
     python_source: str | None = None
@@ -52,11 +54,13 @@ class ExecRequest:
     # the zygote gives it this many seconds of wall time. Kept outside the sample's processes, which can
     # neither remove this deadline nor wait on it.
     run_wall_seconds: float | None = None
+    proof: bool = False
 
 
 @dataclass
 class ExecResult:
-    """What happened. `completed` is True only if the program ran to its end (python: the source returned)."""
+    """What happened. `completed` is True only if the program ran to its end (python: the source returned; an argv
+    program with `proof`: it reported the sample's token; other argv programs: exit status 0)."""
 
     exit_code: int | None
     signal: int | None

@@ -39,6 +39,7 @@ class ChildSpec(NamedTuple):
     python_source: str | None
     argv: list[str] | None
     filename: str
+    proof: bool = False  # an argv program that reports its completion itself: 3 and 4 stay open across its exec
 
 
 def rlimits(limits: dict[str, Any], uid_dropped: bool) -> list[tuple[int, tuple[int, int]]]:
@@ -73,6 +74,8 @@ def _prepare(spec: ChildSpec) -> None:
     os.dup2(spec.done_fd, DONE_FD, inheritable=False)
     os.dup2(spec.token_fd, TOKEN_FD, inheritable=False)
     os.closerange(TOKEN_FD + 1, MAX_FD)
+    if spec.argv and spec.proof:
+        _keep_completion_fds(spec.uid)
     os.chdir(spec.scratch)
     # The first the OOM killer takes, in the machine or the control group (the zygote keeps its own score).
     fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
@@ -87,6 +90,16 @@ def _prepare(spec: ChildSpec) -> None:
     if spec.env is not None:
         os.environ.clear()
         os.environ.update(spec.env)
+
+
+def _keep_completion_fds(uid: int | None) -> None:
+    """For a program that proves its completion (languages/proof.py): its epilogue, run after the last test, reads
+    the token from TOKEN_FD (written by the zygote after the fork, readable once) and writes it to DONE_FD, by the
+    descriptor or by its /proc/self/fd path (which needs the pipes to be the sample's uid's)."""
+    for fd in (DONE_FD, TOKEN_FD):
+        os.set_inheritable(fd, True)
+        if uid is not None:
+            os.fchown(fd, uid, uid)
 
 
 def configure_streams() -> None:

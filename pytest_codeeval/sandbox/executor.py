@@ -93,6 +93,7 @@ class ZygoteExecutor:
             "python_source": request.python_source, "argv": list(request.argv) if request.argv else None,
             "filename": request.filename, "limits": limits,
             "files": [[name, bytes(data)] for name, data in request.files], "binds": list(request.binds),
+            "proof": request.proof,
             "run_wall_seconds": request.run_wall_seconds,
         }
         try:

@@ -30,7 +30,8 @@ SCRATCH_IN_NAMESPACE = binds.SCRATCH
 # kept here makes every fork dearer (more memory to map and copy on write), so the list holds only what most
 # programs use; others (random, json, hashlib...) cost the few samples that import them a millisecond or two.
 PRELOAD = ("collections", "functools", "itertools", "math", "re", "string", "heapq", "bisect", "typing", "copy")
-DONE_SIZE = 17  # what the harness writes on the completion pipe: b"R" and the 16-byte token
+TOKEN_SIZE = 32  # 16 random bytes in hex: text that every language's epilogue can copy (languages/proof.py)
+DONE_SIZE = 1 + TOKEN_SIZE  # what the completion pipe holds at the end: b"R" (ready) and the token
 # How long the zygote waits for a killed process to go. A process the kernel cannot kill (stuck in an
 # uninterruptible wait: a FUSE request whose server is gone) is abandoned after that, with its zygote.
 REAP_SECONDS = 5.0
@@ -174,12 +175,12 @@ class Zygote:
         token_r, token_w = os.pipe()
         env = None if self.env else self._env(scratch)
         spec = ChildSpec(scratch, out_w, err_w, done_w, token_r, rlimits(limits, self.uid is not None), self.uid, env,
-                         msg["python_source"], msg["argv"], msg["filename"])
+                         msg["python_source"], msg["argv"], msg["filename"], bool(msg.get("proof")))
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             become_sample(spec)
-        token = os.urandom(16)  # made after the fork: no copy of it in the sample's memory (see child._run_python)
+        token = _token()  # made after the fork: no copy of it in the sample's memory (see child._run_python)
         os.write(token_w, token)
         for fd in (out_w, err_w, done_w, token_r, token_w):
             os.close(fd)
@@ -194,7 +195,7 @@ class Zygote:
             while chunk := _read(fd, 1 << 16):
                 capture.add(chunk)
             os.close(fd)
-        # Read only now: the harness writes 17 bytes (a sample that fills the pipe only blocks itself); more than
+        # Read only now: the harness writes DONE_SIZE bytes (a sample that fills the pipe only blocks itself); more than
         # that is no completion, and is not read (a megabyte read 64 bytes at a time cost the zygote seconds).
         done = _read(done_r, DONE_SIZE + 1)
         while done and len(done) <= DONE_SIZE and (chunk := _read(done_r, DONE_SIZE + 1 - len(done))):
@@ -247,7 +248,7 @@ class Zygote:
         machinery_error = None
         if not done.startswith(b"R") and not timed_out:
             machinery_error = f"sample process setup failed (status {exit_code if exit_code != SETUP_FAILED else 'setup'}): {err.text()[-500:]}"
-        completed = done == b"R" + token if msg.get("python_source") is not None else exit_code == 0
+        completed = done == b"R" + token if msg.get("python_source") is not None or msg.get("proof") else exit_code == 0
         return {
             "exit_code": exit_code, "signal": sig, "completed": completed and not timed_out,
             "stdout": out.text(), "stderr": err.text(), "timed_out": timed_out or cpu_limited,
@@ -329,6 +330,11 @@ def _remove_tree(path: str) -> None:
 
     subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _token() -> bytes:
+    """A sample's completion token: TOKEN_SIZE characters of hex, which no program can guess."""
+    return os.urandom(TOKEN_SIZE // 2).hex().encode()
 
 
 def _read(fd: int, size: int) -> bytes:
