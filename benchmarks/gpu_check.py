@@ -36,7 +36,7 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any]]] = {
         "hidden_size": 3072, "intermediate_size": 12288, "num_hidden_layers": 30, "num_attention_heads": 24,
         "num_key_value_heads": 2, "max_position_embeddings": 16384, "sliding_window": 4096,
         "rope_theta": 999999.4420358813, "norm_epsilon": 1e-5, "use_bias": True, "hidden_act": "gelu_pytorch_tanh",
-        "vocab_size": 49152,
+        "vocab_size": 49152, "bos_token_id": 0, "eos_token_id": 0,
     }),
     "Llama-7B": ("llama", {
         "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
@@ -321,11 +321,12 @@ def emit(lines: list[str], out: Path | None) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="CPU, tiny configs, 2 prompts, 16 new tokens")
+    parser.add_argument("--smoke", action="store_true", help="CPU, tiny configs, 2 prompts, 16 new tokens, n=1,4")
     parser.add_argument("--device", default=None, help="default: cuda (cpu with --smoke)")
     parser.add_argument("--dtype", default=None, choices=("bf16", "fp16", "fp32"), help="of the random models")
     parser.add_argument("--new-tokens", type=int, default=None, help="forced per completion (default 128)")
-    parser.add_argument("--n", type=lambda s: [int(x) for x in s.split(",")], default=[1, 20])
+    parser.add_argument("--n", type=lambda s: [int(x) for x in s.split(",")], default=None,
+                        help="samples per problem, comma-separated (default 1,20; 1,4 with --smoke)")
     parser.add_argument("--problems", type=int, default=None, help="for n=1 (default: all 164)")
     parser.add_argument("--sampled-problems", type=int, default=None, help="for n>1 (default 32)")
     parser.add_argument("--baseline-problems", type=int, default=None,
@@ -334,9 +335,9 @@ def main() -> int:
     parser.add_argument("--small-model", default="smollm2-135m", help="real weights for the checks, and the tokenizer")
     parser.add_argument("--out", type=Path, default=None, help="also append the tables to this file")
     args = parser.parse_args()
-    smoke = {"device": "cpu", "dtype": "fp32", "new_tokens": 16, "problems": 2, "sampled_problems": 2,
+    smoke = {"device": "cpu", "dtype": "fp32", "new_tokens": 16, "n": [1, 4], "problems": 2, "sampled_problems": 2,
              "baseline_problems": 2, "check_problems": 2, "check_tokens": 24}
-    full = {"device": "cuda", "dtype": "bf16", "new_tokens": 128, "problems": 164, "sampled_problems": 32,
+    full = {"device": "cuda", "dtype": "bf16", "new_tokens": 128, "n": [1, 20], "problems": 164, "sampled_problems": 32,
             "baseline_problems": 16, "check_problems": 16, "check_tokens": 128}
     for key, value in (smoke if args.smoke else full).items():
         if getattr(args, key, None) is None:

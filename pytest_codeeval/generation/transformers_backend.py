@@ -86,7 +86,7 @@ class TransformersBackend:
             self.eos_ids.add(self.tokenizer.eos_token_id)
         self.end_ids: dict[int, set[int]] = {}  # per fill-in-the-middle request: its family's end-of-middle tokens
         self.cache_arg = cache_argument(self.model)
-        self.auto_batch = AUTO_BATCH  # the automatic size, halved for the rest of the session when it runs out
+        self.auto_batch = AUTO_BATCH  # the automatic size; once halved for running out of memory, kept so
         self.batch_size: int | None = None  # the size the last batches ran with (the report's batch_size)
 
     @staticmethod
