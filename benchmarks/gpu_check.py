@@ -206,11 +206,11 @@ def random_model(kind: str, config: dict[str, Any], vocab: int, dtype: Any, devi
 
 def on_model(small: Any, model: Any) -> Any:
     """The small model's backend (its tokenizer, this project's decode loop) around another model."""
-    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH, cache_argument
+    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
 
     backend = copy.copy(small)
-    backend.model, backend.device = model, next(model.parameters()).device
-    backend.cache_arg, backend.auto_batch, backend.batch_size = cache_argument(model), AUTO_BATCH, None
+    backend.use_model(model)
+    backend.auto_batch, backend.batch_size = AUTO_BATCH, None
     backend.eos_ids = set()  # random weights: EOS would end rows at random; every row gets exactly --new-tokens
     return backend
 
@@ -276,6 +276,8 @@ def checks(small: Any, small_dir: Path, args: argparse.Namespace,
                 f"{len(ended)} of {len(reqs)} rows ended early at a stop word; lengths {lengths} characters; each "
                 f"a prefix of its run without stop words: {prefixes}")
 
+    yield out_of_memory_check(small, reqs, batched, greedy, args.device)
+
     devices = (args.device, args.device)
     split, stats = generate(str(small_dir), reqs, greedy, ModelOptions(devices=devices), None)
     agree = sum(split[r.key].text == batched[r.key.problem] for r in reqs)
@@ -284,6 +286,53 @@ def checks(small: Any, small_dir: Path, args: argparse.Namespace,
                 agree == len(reqs) and stats.model_loads == 2 and len(shares) == 2 and min(shares) > 0,
                 f"{stats.model_loads} loads, rows per replica {shares}, {agree} of {len(reqs)} completions equal "
                 f"to one process's")
+
+
+def out_of_memory_check(small: Any, reqs: list[GenerationRequest], expected: dict[str, str],
+                        settings: GenerationSettings, device: str) -> Check:
+    """The back-off against a real CUDA out-of-memory error: the allocator capped at about a quarter of the
+    rows' memory beyond the weights (on a CPU, CUDA's error raised above a quarter of the rows instead)."""
+    import torch
+
+    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
+
+    backend = copy.copy(small)
+    backend.auto_batch = AUTO_BATCH
+    longest, fits = max(reqs, key=lambda r: len(r.prompt)), max(1, len(reqs) // 4)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        base = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        list(backend.generate([longest], settings))
+        row = torch.cuda.max_memory_allocated(device) - base
+        torch.cuda.set_per_process_memory_fraction(
+            (base + fits * row) / torch.cuda.get_device_properties(device).total_memory, device)
+        how = f"allocator capped at the weights + {fits} x {row / 2**20:.0f} MiB (one row's peak)"
+    else:
+        forward = backend.model.forward
+
+        def capped(*args: Any, **kwargs: Any) -> Any:
+            if kwargs["input_ids"].shape[0] > fits:
+                raise torch.cuda.OutOfMemoryError(f"CUDA out of memory (raised above {fits} rows on a CPU)")
+            return forward(*args, **kwargs)
+
+        backend.model.forward = capped
+        how = f"CUDA's error raised above {fits} rows (a CPU has no CUDA allocator to cap)"
+    try:
+        got = {c.request.key.problem: c.text for c in backend.generate(reqs, settings)}
+    except Exception as exc:  # noqa: BLE001 - a failed check is a row of the table, not the end of the run
+        return Check("out-of-memory back-off", False, f"{how}: {type(exc).__name__}: {exc}")
+    finally:
+        if device.startswith("cuda"):
+            torch.cuda.set_per_process_memory_fraction(1.0, device)
+            torch.cuda.empty_cache()
+        else:
+            del backend.model.forward  # the model's own again
+    same = sum(got[k] == expected[k] for k in expected)
+    return Check("out-of-memory back-off", same == len(reqs) and backend.batch_size < len(reqs),
+                 f"{how}: {len(reqs)} rows came down to batches of {backend.batch_size}; {same} of {len(reqs)} "
+                 "completions equal to the undisturbed run's")
 
 
 def environment(args: argparse.Namespace) -> str:

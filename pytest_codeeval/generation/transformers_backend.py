@@ -35,13 +35,6 @@ def out_of_memory(exc: BaseException) -> bool:
     )
 
 
-def cache_argument(model: Any) -> str:
-    """The forward argument that takes the KV cache: `cache` in current transformers, where `past_key_values` is
-    deprecated; releases before the rename know only `past_key_values`."""
-    import inspect
-
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft wrapper passes it on
-    return "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
 
 
 class TransformersBackend:
@@ -75,8 +68,7 @@ class TransformersBackend:
         self.seq2seq = bool(config.is_encoder_decoder)
         if not options.device_map and not (options.load_in_8bit or options.load_in_4bit):
             self.model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.model.eval()
-        self.device = next(self.model.parameters()).device
+        self.use_model(self.model.eval())
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -85,9 +77,20 @@ class TransformersBackend:
         if self.tokenizer.eos_token_id is not None:
             self.eos_ids.add(self.tokenizer.eos_token_id)
         self.end_ids: dict[int, set[int]] = {}  # per fill-in-the-middle request: its family's end-of-middle tokens
-        self.cache_arg = cache_argument(self.model)
         self.auto_batch = AUTO_BATCH  # the automatic size; once halved for running out of memory, kept so
         self.batch_size: int | None = None  # the size the last batches ran with (the report's batch_size)
+
+    def use_model(self, model: Any) -> None:
+        """Decode with `model`, passing what its forward takes: the KV cache as `cache` in current transformers
+        (`past_key_values` is deprecated; releases before the rename know only that), and at the prompt only the
+        last position's logits where it can (all of them would take rows x prompt length x vocabulary floats)."""
+        import inspect
+
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft passes them on
+        parameters = inspect.signature(base.forward).parameters
+        self.model, self.device = model, next(model.parameters()).device
+        self.cache_arg = "cache" if "cache" in parameters else "past_key_values"
+        self.prompt_args = {"logits_to_keep": 1} if "logits_to_keep" in parameters else {}
 
     @staticmethod
     def _load_kwargs(options: ModelOptions, precision: str, torch: Any) -> dict[str, Any]:
@@ -228,7 +231,7 @@ class TransformersBackend:
         cache = DynamicCache()
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
-                             use_cache=True, **{self.cache_arg: cache})
+                             use_cache=True, **{self.cache_arg: cache}, **self.prompt_args)
             for _ in range(settings.max_new_tokens):
                 chosen = self._choose(out.logits[:, -1, :], [generators[i] for i in active], settings)
                 keep = []
