@@ -314,11 +314,11 @@ def out_of_memory_check(small: Any, reqs: list[GenerationRequest], expected: dic
 
         def capped(*args: Any, **kwargs: Any) -> Any:
             if kwargs["input_ids"].shape[0] > fits:
-                raise torch.cuda.OutOfMemoryError(f"CUDA out of memory (raised above {fits} rows on a CPU)")
+                raise torch.cuda.OutOfMemoryError(f"CUDA out of memory (raised for more than {fits} on a CPU)")
             return forward(*args, **kwargs)
 
         backend.model.forward = capped
-        how = f"CUDA's error raised above {fits} rows (a CPU has no CUDA allocator to cap)"
+        how = f"CUDA's error raised for batches of more than {fits} (a CPU has no CUDA allocator to cap)"
     try:
         got = {c.request.key.problem: c.text for c in backend.generate(reqs, settings)}
     except Exception as exc:  # noqa: BLE001 - a failed check is a row of the table, not the end of the run
@@ -370,12 +370,12 @@ def emit(lines: list[str], out: Path | None) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="CPU, tiny configs, 2 prompts, 16 new tokens, n=1,4")
+    parser.add_argument("--smoke", action="store_true", help="CPU, tiny configs, 2 prompts, 8 new tokens, n=1,2")
     parser.add_argument("--device", default=None, help="default: cuda (cpu with --smoke)")
     parser.add_argument("--dtype", default=None, choices=("bf16", "fp16", "fp32"), help="of the random models")
     parser.add_argument("--new-tokens", type=int, default=None, help="forced per completion (default 128)")
     parser.add_argument("--n", type=lambda s: [int(x) for x in s.split(",")], default=None,
-                        help="samples per problem, comma-separated (default 1,20; 1,4 with --smoke)")
+                        help="samples per problem, comma-separated (default 1,20; 1,2 with --smoke)")
     parser.add_argument("--problems", type=int, default=None, help="for n=1 (default: all 164)")
     parser.add_argument("--sampled-problems", type=int, default=None, help="for n>1 (default 32)")
     parser.add_argument("--baseline-problems", type=int, default=None,
@@ -384,7 +384,7 @@ def main() -> int:
     parser.add_argument("--small-model", default="smollm2-135m", help="real weights for the checks, and the tokenizer")
     parser.add_argument("--out", type=Path, default=None, help="also append the tables to this file")
     args = parser.parse_args()
-    smoke = {"device": "cpu", "dtype": "fp32", "new_tokens": 16, "n": [1, 4], "problems": 2, "sampled_problems": 2,
+    smoke = {"device": "cpu", "dtype": "fp32", "new_tokens": 8, "n": [1, 2], "problems": 2, "sampled_problems": 2,
              "baseline_problems": 2, "check_problems": 2, "check_tokens": 24}
     full = {"device": "cuda", "dtype": "bf16", "new_tokens": 128, "n": [1, 20], "problems": 164, "sampled_problems": 32,
             "baseline_problems": 16, "check_problems": 16, "check_tokens": 128}
