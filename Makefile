@@ -100,11 +100,13 @@ demo: setup
 		--codeeval-limit=$(DEMO_LIMIT) --codeeval-max-new-tokens=128 -n 2 \
 		--codeeval-report=demo-report.json --codeeval-html=demo-report.html
 
-# Lint and types first (seconds), then the suite. The rules are in pyproject.toml.
+# Lint and types first (seconds), then the suite, then the GPU script on a CPU (docs/generation.md). The rules are
+# in pyproject.toml.
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
+	$(BIN)/python benchmarks/gpu_check.py --smoke
 
 bench: setup
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10

@@ -4,6 +4,7 @@ clear errors for bad model names, and the embedded offline model."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,14 @@ def test_batching_across_problems_matches_one_at_a_time(tiny: dict[str, Path], a
     single = run(tiny[arch], reqs, max_new_tokens=12, batch_size=1)
     assert batched == single
     assert all(batched.values())
+
+
+def test_the_decode_loop_uses_no_deprecated_transformers_api(tiny: dict[str, Path]) -> None:
+    with warnings.catch_warnings():  # e.g. the KV cache passed as `past_key_values`, renamed `cache`
+        warnings.simplefilter("error", DeprecationWarning)
+        warnings.simplefilter("error", FutureWarning)
+        for arch in ARCHITECTURES:
+            assert len(run(tiny[arch], requests(2), max_new_tokens=4)) == 2
 
 
 def test_encoder_decoder_models_generate_reproducibly(tmp_path: Path) -> None:

@@ -51,3 +51,24 @@ def build(arch: str, directory: Path) -> Path:
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
+
+
+def run_out_of_memory_above(model, rows: int, after_steps: int = 0) -> list[int]:
+    """Make `model` raise CUDA's out-of-memory error, as a GPU would, when a forward pass has more than `rows` rows
+    (from its `after_steps`-th decoding step on, so that some rows of a batch may finish first). Returns the
+    row counts of the prefill passes that ran, in order (the batch sizes used)."""
+    import torch
+
+    forward, prefills, step = model.forward, [], [0]
+
+    def limited(*args, **kwargs):
+        ids = kwargs["input_ids"]
+        step[0] = 0 if ids.shape[1] > 1 else step[0] + 1  # a prompt starts a batch; then one token per step
+        if ids.shape[0] > rows and step[0] >= after_steps:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB (injected)")
+        if step[0] == 0:
+            prefills.append(ids.shape[0])
+        return forward(*args, **kwargs)
+
+    model.forward = limited
+    return prefills

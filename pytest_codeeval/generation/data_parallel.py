@@ -16,6 +16,7 @@ from typing import Any
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
 from pytest_codeeval.generation.models import ModelSpec
+from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
 
 POLL_SECONDS = 1.0
 
@@ -54,9 +55,11 @@ def _replica(
     threads: int | None,
     requests: list[GenerationRequest],
     settings: GenerationSettings,
+    auto_batch: int,
     out: Any,
 ) -> None:
-    """A replica's process: load once on `device`, generate its share, report each completion."""
+    """A replica's process: load once on `device`, generate its share, report each completion, then the batch
+    sizes it ran with (the automatic one may have been halved: the next replicas start from it)."""
     try:
         import torch
 
@@ -65,10 +68,11 @@ def _replica(
         if threads:  # CPU replicas share the cores instead of each spinning on all of them
             torch.set_num_threads(threads)
         backend = TransformersBackend(spec, options, precision, device=device)
+        backend.auto_batch = auto_batch
         out.put(("loaded", device))
         for completion in backend.generate(requests, settings):
             out.put(("done", completion.request.key, completion.text, completion.tokens))
-        out.put(("finished", device))
+        out.put(("finished", device, backend.batch_size, backend.auto_batch))
     except CodeevalError as exc:
         out.put(("error", str(exc)))
     except Exception as exc:  # noqa: BLE001 - any failure of a replica is reported by the parent in one line
@@ -84,12 +88,15 @@ class DataParallelBackend:
         self.spec, self.options, self.precision, self.devices = spec, options, precision, tuple(devices)
         self.loads = 0
         self.per_device: dict[str, int] = {}
+        self.batch_sizes: list[int] = []  # what each replica ran with (each backs off on its own)
+        self.auto_batch = AUTO_BATCH  # the smallest automatic size a replica came down to
 
     def identity(self) -> dict[str, Any]:
         return self.spec.identity
 
     def usage(self) -> dict[str, Any]:
-        return {"replicas": dict(self.per_device)}
+        smallest = {"batch_size": min(self.batch_sizes)} if self.batch_sizes else {}
+        return {"replicas": dict(self.per_device), **smallest}
 
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
         from pytest_codeeval.generation.models import convert_gguf
@@ -117,6 +124,7 @@ class DataParallelBackend:
                     threads if device == "cpu" else None,
                     shares[name],
                     settings,
+                    self.auto_batch,
                     out,
                 ),
             )
@@ -144,6 +152,9 @@ class DataParallelBackend:
                     self.loads += 1
                 elif kind == "finished":
                     finished += 1
+                    self.auto_batch = min(self.auto_batch, message[3])
+                    if message[2]:
+                        self.batch_sizes.append(message[2])
                 else:
                     _, key, text, tokens = message
                     self.per_device[replica_of[key]] = self.per_device.get(replica_of[key], 0) + 1

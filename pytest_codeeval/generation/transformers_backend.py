@@ -2,7 +2,8 @@
 
 Rows are sorted by prompt length and left padded; every row stops at its own stop words or EOS and leaves the
 batch (its cache rows are dropped), so finished sequences cost nothing. Each row samples from its own generator
-seeded by (seed, task, problem, sample), so a completion does not depend on what else was selected or batched."""
+seeded by (seed, task, problem, sample), so a completion does not depend on what else was selected or batched:
+which is also why a batch that runs out of GPU memory can be retried in halves without changing any output."""
 
 from __future__ import annotations
 
@@ -17,12 +18,23 @@ from pytest_codeeval.generation.prompts import format_prompt
 
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 STOP_TAIL_TOKENS = 24  # tokens decoded at each step to look for a stop word
-AUTO_BATCH = 64  # rows per batch unless --codeeval-batch-size says otherwise
+AUTO_BATCH = 64  # rows per batch unless --codeeval-batch-size says otherwise (halved on out-of-memory)
 
 
 def row_seed(seed: int, request: GenerationRequest) -> int:
     key = f"{seed}:{request.key.task}:{request.key.problem}:{request.key.index}".encode()
     return int.from_bytes(hashlib.sha256(key).digest()[:7], "big")
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """CUDA's out-of-memory error; older torch (and other accelerators) raise a RuntimeError that says so."""
+    import torch
+
+    return isinstance(exc, torch.cuda.OutOfMemoryError) or (
+        isinstance(exc, RuntimeError) and "out of memory" in str(exc)
+    )
+
+
 
 
 class TransformersBackend:
@@ -56,8 +68,7 @@ class TransformersBackend:
         self.seq2seq = bool(config.is_encoder_decoder)
         if not options.device_map and not (options.load_in_8bit or options.load_in_4bit):
             self.model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.model.eval()
-        self.device = next(self.model.parameters()).device
+        self.use_model(self.model.eval())
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -66,6 +77,20 @@ class TransformersBackend:
         if self.tokenizer.eos_token_id is not None:
             self.eos_ids.add(self.tokenizer.eos_token_id)
         self.end_ids: dict[int, set[int]] = {}  # per fill-in-the-middle request: its family's end-of-middle tokens
+        self.auto_batch = AUTO_BATCH  # the automatic size; once halved for running out of memory, kept so
+        self.batch_size: int | None = None  # the size the last batches ran with (the report's batch_size)
+
+    def use_model(self, model: Any) -> None:
+        """Decode with `model`, passing what its forward takes: the KV cache as `cache` in current transformers
+        (`past_key_values` is deprecated; releases before the rename know only that), and at the prompt only the
+        last position's logits where it can (all of them would take rows x prompt length x vocabulary floats)."""
+        import inspect
+
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft passes them on
+        parameters = inspect.signature(base.forward).parameters
+        self.model, self.device = model, next(model.parameters()).device
+        self.cache_arg = "cache" if "cache" in parameters else "past_key_values"
+        self.prompt_args = {"logits_to_keep": 1} if "logits_to_keep" in parameters else {}
 
     @staticmethod
     def _load_kwargs(options: ModelOptions, precision: str, torch: Any) -> dict[str, Any]:
@@ -102,7 +127,7 @@ class TransformersBackend:
         return self.spec.identity
 
     def usage(self) -> dict[str, Any]:
-        return {}
+        return {"batch_size": self.batch_size} if self.batch_size else {}
 
     # -- generation ------------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
@@ -112,13 +137,49 @@ class TransformersBackend:
         }
         self.end_ids = {id(r): self._fim_end_ids(settings) for r in requests if r.suffix is not None}
         encoded = {id(r): self.tokenizer(texts[id(r)])["input_ids"] for r in requests}
-        ordered = sorted(requests, key=lambda r: len(encoded[id(r)]))
-        size = settings.batch_size or AUTO_BATCH  # one long tail per batch: bigger batches share it
-        for start in range(0, len(ordered), size):
-            chunk = ordered[start : start + size]
-            rows = [encoded[id(r)] for r in chunk]
-            step = self._seq2seq_chunk if self.seq2seq else self._causal_chunk
-            yield from step(chunk, rows, settings)
+        pending = sorted(requests, key=lambda r: len(encoded[id(r)]))
+        step = self._seq2seq_chunk if self.seq2seq else self._causal_chunk
+        while pending:
+            self.batch_size = settings.batch_size or self.auto_batch  # one long tail per batch: bigger ones share it
+            chunk, pending = pending[: self.batch_size], pending[self.batch_size :]
+            finished: set[int] = set()
+            try:
+                for completion in step(chunk, [encoded[id(r)] for r in chunk], settings):
+                    finished.add(id(completion.request))
+                    yield completion
+                continue
+            except Exception as exc:
+                if not out_of_memory(exc):
+                    raise
+            # out of memory: what the batch had not finished goes back, to run in half-size batches
+            left = [r for r in chunk if id(r) not in finished]
+            self._back_off(len(chunk), max(len(encoded[id(r)]) for r in left), settings)
+            pending = left + pending
+
+    def _back_off(self, rows: int, prompt_tokens: int, settings: GenerationSettings) -> None:
+        """Halve the automatic batch size after a batch of `rows` ran out of memory; a fixed size, or a single
+        row, that does not fit is the user's to change."""
+        import gc
+
+        import torch
+
+        gc.collect()  # the failed batch's tensors, and their blocks, so that the halves find them free
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        if rows == 1:
+            dtype = str(self.model.dtype).removeprefix("torch.")
+            raise CodeevalError(
+                f"out of GPU memory on a single row (a {prompt_tokens}-token prompt + --codeeval-max-new-tokens="
+                f"{settings.max_new_tokens} with the model in {dtype}; --codeeval-batch-size cannot go below 1): "
+                "lower --codeeval-max-new-tokens, or load the model in less memory (--codeeval-precision=bf16, "
+                "--codeeval-load-in-8bit, --codeeval-device-map=auto across GPUs)"
+            )
+        if settings.batch_size:
+            raise CodeevalError(
+                f"--codeeval-batch-size={settings.batch_size}: a batch of {rows} rows ran out of GPU memory; lower "
+                "it, or leave it out (automatic: halved until batches fit)"
+            )
+        self.auto_batch = rows // 2
 
     def _fim_end_ids(self, settings: GenerationSettings) -> set[int]:
         from pytest_codeeval.generation.fim import fim_end_ids, fim_format
@@ -170,7 +231,7 @@ class TransformersBackend:
         cache = DynamicCache()
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
-                             past_key_values=cache, use_cache=True)
+                             use_cache=True, **{self.cache_arg: cache}, **self.prompt_args)
             for _ in range(settings.max_new_tokens):
                 chosen = self._choose(out.logits[:, -1, :], [generators[i] for i in active], settings)
                 keep = []
@@ -190,7 +251,7 @@ class TransformersBackend:
                     active = [active[j] for j in keep]
                 mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=-1)
                 out = self.model(input_ids=chosen[:, None], attention_mask=mask,
-                                 position_ids=mask.sum(-1, keepdim=True) - 1, past_key_values=cache, use_cache=True)
+                                 position_ids=mask.sum(-1, keepdim=True) - 1, use_cache=True, **{self.cache_arg: cache})
 
     def _seq2seq_chunk(
         self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings
