@@ -83,7 +83,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_importing_the_plugin_loads_no_heavy_library() -> None:
-    """In a fresh interpreter (this one has them: the root conftest.py imports some for pytester's sake)."""
+    """In a fresh interpreter (this one has them: tests/conftest.py imports some for pytester's sake)."""
     code = (
         "import json, sys\n"
         "import pytest_codeeval.plugin, pytest_codeeval.pytest_plugin.roles\n"
