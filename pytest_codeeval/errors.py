@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 
-
-# UsageError is final in pytest's types; subclassing it is what makes pytest print one line and exit 4.
-class CodeevalError(pytest.UsageError):  # type: ignore[misc]
-    """Bad input from the user (an option, a file, a task). pytest prints it as one line, no traceback."""
+class CodeevalError(Exception):
+    """Bad input from the user (an option, a file, a task). A plain exception, so that nothing below the pytest
+    layer needs pytest: the layer's hooks hand it to pytest as a usage error (`pytest_plugin/usage.py`), which
+    pytest prints as one line, no traceback, and exits 4 with."""

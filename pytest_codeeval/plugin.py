@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_codeeval.generation.files import SAVE_FORMATS
+from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.settings import DEFAULT_K, read_settings
 
 SESSION_PLUGIN = "codeeval-session"
@@ -137,6 +138,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@usage.hook
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("codeeval_list_tasks"):
         from pytest_codeeval.pytest_plugin.listing import list_tasks
@@ -150,6 +152,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 @pytest.hookimpl(trylast=True)  # after xdist's own configure: the role depends on whether it runs workers
+@usage.hook
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     if not settings.active:

@@ -23,6 +23,7 @@ from pytest_codeeval.evaluation.gates import Baseline, read_baseline
 from pytest_codeeval.evaluation.outcome import RunFacts, RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
 from pytest_codeeval.evaluation.verdicts import not_prepared
+from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
 from pytest_codeeval.pytest_plugin.compat import (
@@ -81,6 +82,7 @@ class Role:
         """Whether the interpreter exits when the run ends (then the frozen objects are never unfrozen)."""
         return run_by_pytest_command()
 
+    @usage.hook
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         executes = self.benchmark.may_execute()
         if not executes:  # match tasks only: no sandbox to start or describe, no pass@k
@@ -90,6 +92,7 @@ class Role:
         return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline, verbose)
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_collection(self) -> None:
         """Unknown task names, and a generations file that does not fit its tasks, are usage errors (exit 4, one
         line), found before anything is collected (on the xdist controller too)."""
@@ -114,6 +117,7 @@ class Role:
             self._frozen = True
 
     @pytest.hookimpl(trylast=True)  # after pytest's own collection pass at unconfigure, which the freeze keeps cheap
+    @usage.hook
     def pytest_unconfigure(self) -> None:
         # In-process runs (pytester, pytest.main) go on in this interpreter: their objects are collectable again.
         # A process that ends with the run keeps them frozen: unfrozen, pytest's cleanup and the interpreter's
@@ -156,6 +160,7 @@ class Collecting(Role):
         """The selection is known (after -k, --lf, -m)."""
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
@@ -165,18 +170,21 @@ class Collecting(Role):
             report.codeeval_error = message  # plain text: it survives xdist's report serialisation
         return report
 
+    @usage.hook
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         ids = {item.nodeid for item in items}
         for wanted in self.benchmark.explicit_ids:
             if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
                 raise CodeevalError(f"not found: {wanted} ({self.benchmark.why_missing(wanted)})")
 
+    @usage.hook
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._session = session
         self.collected(session)
         self.freeze()
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         pool = self.benchmark.pool
         if pool.feeder is None:
@@ -190,6 +198,7 @@ class Collecting(Role):
                     self.benchmark.start_ahead(upcoming.problem, upcoming.index)
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         """The item's fixtures are set up: the waiting samples of its task start with their values. An execution
         task requests session- and module-scoped fixtures only (collect.py), so every sample of the task in this
@@ -205,6 +214,7 @@ class Collecting(Role):
         self._after_fixtures = waiting
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
         if not isinstance(item, SampleItem):
@@ -254,15 +264,18 @@ class Aggregating(Role):
         """The loop ran every selected item (not a run that collection errors interrupted before any)."""
         return self.expected_items is not None and 0 < self.expected_items <= self.items_finished
 
+    @usage.hook
     def pytest_runtest_logfinish(self) -> None:
         self.items_finished += 1
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Bad input found while collecting (here, or on an xdist worker): the run ends with its one line, exit 4."""
         _raise_bad_input(report)
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
@@ -282,6 +295,7 @@ class Aggregating(Role):
         return self.outcome
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         ended = False
         try:
@@ -295,6 +309,7 @@ class Aggregating(Role):
                 session.testsfailed += 1  # a failed gate is a failure, as pytest-cov counts one
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
         session.exitstatus = self._exit_status(outcome, session)
@@ -303,6 +318,7 @@ class Aggregating(Role):
         session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
 
     @pytest.hookimpl(trylast=True)
+    @usage.hook
     def pytest_unconfigure(self) -> None:
         """pytest wrote its JUnit XML at session finish: now it is made to agree with the exit status."""
         xmlpath = getattr(self.config.option, "xmlpath", None)
@@ -316,6 +332,7 @@ class Aggregating(Role):
         return _exit_code(outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
+    @usage.hook
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> Any:
         with _fewer_failures_listed(terminalreporter):
             result = yield
@@ -340,6 +357,7 @@ class Controller(Aggregating):
         super().__init__(config, settings)
         self._retried: set[str] = set()  # samples given to a worker again after theirs crashed on them
 
+    @usage.hook
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Called with the ids a worker collected (after -k and --lf): exactly the selection, the same on every
         worker. The scheduler sends no item before this returns, and the solutions go to the worker first on its
@@ -351,6 +369,7 @@ class Controller(Aggregating):
             send_to_worker(node, SOLUTIONS_COMMAND, source.solutions())
 
     @pytest.hookimpl(optionalhook=True)
+    @usage.hook
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
         """A worker died (killed, out of memory) while running `crashitem`: xdist gives its other items to the
         remaining workers (and starts a replacement); this sample is judged again, once. Crashed on twice, it is
@@ -374,6 +393,7 @@ class Controller(Aggregating):
         except CodeevalError:
             return 0
 
+    @usage.hook
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
         if report.outcome == "rerun":
             return "rerun", "R", "RERUN"
@@ -416,7 +436,7 @@ class Worker(Collecting):
 def _raise_bad_input(report: pytest.CollectReport | pytest.TestReport) -> None:
     message = getattr(report, "codeeval_error", None)
     if message:
-        raise CodeevalError(message)
+        raise pytest.UsageError(message)
 
 
 def _exit_code(status: int) -> int:
