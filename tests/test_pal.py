@@ -86,7 +86,7 @@ def test_gsm_hard_reads_its_own_fields(pytester: pytest.Pytester) -> None:
 def test_prompt_and_program_are_bigcodes() -> None:
     """The prompt is bigcode's own test file's; the program is what its postprocess_generation makes of a raw
     generation (written down from reading gsm.py: the text after the ninth mark, cut at 'Q:', then the print)."""
-    from pytest_codeeval.tasks.pal import Gsm8kPal, GsmHardPal
+    from pytest_codeeval.tasks.catalogue.pal import Gsm8kPal, GsmHardPal
 
     task = Gsm8kPal()
     expected = json.loads((DATA / "pal-gsm8k-greedy_prompt.json").read_text(encoding="utf-8"))["prompt"]
