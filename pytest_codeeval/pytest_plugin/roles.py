@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +26,8 @@ from pytest_codeeval.evaluation.verdicts import not_prepared
 from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
-from pytest_codeeval.pytest_plugin.compat import (
-    receive_on_worker,
-    run_by_pytest_command,
-    send_to_worker,
-    xdist_pending_indices,
-)
-from pytest_codeeval.pytest_plugin.lookahead import Lookahead
+from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, send_to_worker
+from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
 from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
 from pytest_codeeval.samples import SampleKey, SampleRecord
@@ -40,9 +35,6 @@ from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, ModelSource
 
 SOLUTIONS_COMMAND = "codeeval_solutions"  # controller to worker, on xdist's channel: the generated solutions
-# How far a process starts samples ahead when pytest starts an item, per executor. While an item waits for a slow
-# sample (one that runs into its time limit), the pool goes further, one sample per idle executor (Collecting._feed).
-LOOKAHEAD_PER_JOB = 32
 MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
 
 
@@ -135,23 +127,19 @@ class Collecting(Role):
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         super().__init__(config, settings)
-        self._lookahead = Lookahead()
+        self._lookahead = self.lookahead()
         self._after_fixtures: list[SampleItem] = []  # samples ahead that wait for their task's fixture values
         self._session: pytest.Session | None = None
 
-    def upcoming(self, item: pytest.Item, nextitem: pytest.Item | None, window: int) -> Iterable[pytest.Item]:
-        """The items whose samples start when pytest starts `item`: in a single process the next `window`."""
-        return self._lookahead.upcoming(item, item.session.items, window)
-
-    def further(self, session: pytest.Session) -> Iterator[pytest.Item]:
-        """The items beyond those, in order, taken one at a time while an item waits for a slow sample."""
-        return self._lookahead.further(session.items)
+    def lookahead(self) -> Policy:
+        """Which items' samples start ahead: in a single process, the session's order."""
+        return SessionOrder()
 
     def _feed(self) -> bool:
         """Start one more upcoming sample (the pool asks while the current item waits and an executor is idle);
         False once there is none."""
         assert self._session is not None
-        for item in self.further(self._session):
+        for item in self._lookahead.further(self._session):
             if isinstance(item, SampleItem) and self.benchmark.start_ahead(item.problem, item.index):
                 return True
         return False
@@ -190,7 +178,7 @@ class Collecting(Role):
         if pool.feeder is None:
             self._session = item.session
             pool.feeder = self._feed
-        for upcoming in self.upcoming(item, nextitem, LOOKAHEAD_PER_JOB * pool.jobs):
+        for upcoming in self._lookahead.upcoming(item, nextitem, LOOKAHEAD_PER_JOB * pool.jobs):
             if isinstance(upcoming, SampleItem):
                 if self.benchmark.needs_fixtures_first(upcoming.problem):
                     self._after_fixtures.append(upcoming)
@@ -312,10 +300,9 @@ class Aggregating(Role):
     @usage.hook
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
-        session.exitstatus = self._exit_status(outcome, session)
-        doc_of = self.benchmark.problem_doc
-        write_reports(outcome, session.exitstatus, doc_of)  # after the exit status is decided: the report records it
-        session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
+        status = outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran)
+        write_reports(outcome, status, self.benchmark.problem_doc)  # after the status is decided: the report records it
+        session.exitstatus = _exit_code(outcome.after_reports(status))  # a report not written fails the run
 
     @pytest.hookimpl(trylast=True)
     @usage.hook
@@ -327,9 +314,6 @@ class Aggregating(Role):
 
             reconcile(Path(xmlpath), self.outcome)
         super().pytest_unconfigure()
-
-    def _exit_status(self, outcome: RunOutcome, session: pytest.Session) -> int:
-        return _exit_code(outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     @usage.hook
@@ -401,8 +385,6 @@ class Controller(Aggregating):
 
 
 class Worker(Collecting):
-    _pending: Callable[[int | None, int], list[int]] | None = None  # the items the controller sent, that wait
-    _last_fed: int | None = None  # the index of the last of them that `further` gave
     def processes(self) -> int:
         return int(self.config.workerinput["workercount"])  # type: ignore[attr-defined]  # xdist's, on workers
 
@@ -412,22 +394,8 @@ class Worker(Collecting):
         if isinstance(source, ModelSource):
             receive_on_worker(config, SOLUTIONS_COMMAND, source.receive)
 
-    def upcoming(self, item: pytest.Item, nextitem: pytest.Item | None, window: int) -> Iterable[pytest.Item]:
-        """A worker learns its items as the controller sends them: the current, the next, and the first `window` of
-        those it holds."""
-        items = item.session.items
-        return [i for i in (item, nextitem) if i is not None] + [items[i] for i in self._waiting(None, window)]
-
-    def further(self, session: pytest.Session) -> Iterator[pytest.Item]:
-        while batch := self._waiting(self._last_fed, 16):
-            for index in batch:
-                self._last_fed = index
-                yield session.items[index]
-
-    def _waiting(self, after: int | None, n: int) -> list[int]:
-        if self._pending is None:
-            self._pending = xdist_pending_indices(self.config)
-        return self._pending(after, n)
+    def lookahead(self) -> Policy:
+        return WorkerQueue(self.config)
 
     def ends_with_run(self) -> bool:
         return True
