@@ -116,3 +116,40 @@ def test_importing_the_plugin_loads_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_nothing_registers_at_import() -> None:
+    """Building the task registry leaves the runners' table as it was (in a fresh interpreter): HumanEvalPack's
+    runners are found by name, their module imported when a sample first asks for one."""
+    code = (
+        "import json, sys\n"
+        "from pytest_codeeval import runners\n"
+        "from pytest_codeeval.tasks import build_registry\n"
+        "before = sorted(runners.RUNNERS)\n"
+        "names = build_registry().names()\n"
+        "module = 'pytest_codeeval.tasks.catalogue.humanevalpack.runners'\n"
+        "imported = module in sys.modules\n"
+        "found = type(runners.get_runner('humanevalpack-go')).__name__\n"
+        "print(json.dumps([len(names), sorted(runners.RUNNERS) == before, imported, found, module in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    n_tasks, unchanged, imported, found, imported_after = json.loads(out)
+    assert n_tasks > 100 and unchanged and not imported and found == "PackGo" and imported_after
+
+
+def test_every_benchmark_module_is_listed_once() -> None:
+    """A catalogue module with a `register` is in `catalogue.MODULES` (else its tasks would silently be missing),
+    and every listed module registers."""
+    from pytest_codeeval.tasks import catalogue
+
+    folder = Path(catalogue.__file__).parent
+    registering = {
+        path.parent.name if path.name == "__init__.py" else path.stem
+        for path in [*folder.glob("*.py"), *folder.glob("*/__init__.py")]
+        if path.parent != folder or path.name != "__init__.py"
+        if any(isinstance(node, (ast.FunctionDef, ast.ImportFrom)) and (
+            getattr(node, "name", None) == "register" or any(a.name == "register" for a in getattr(node, "names", ())))
+               for node in ast.parse(path.read_text(encoding="utf-8")).body)
+    }
+    assert len(catalogue.MODULES) == len(set(catalogue.MODULES))
+    assert set(catalogue.MODULES) == registering
