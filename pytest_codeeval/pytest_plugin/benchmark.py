@@ -78,10 +78,11 @@ class Benchmark:
 
     def may_execute(self) -> bool:
         """Whether a selected task runs programs (`Task.requires_execution`, the one predicate for it): what the
-        header and the reports describe. Bad input is reported by collection, so here it counts as yes."""
+        header and the reports describe. A task that cannot be made (bad input, a task's bug) is reported by
+        collection, with its name, so here it counts as yes."""
         try:
             return any(self.task(name).requires_execution for name in self.task_names())
-        except CodeevalError:
+        except Exception:  # noqa: BLE001
             return True
 
     def task_may_be_selected(self, name: str) -> bool:
