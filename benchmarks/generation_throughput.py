@@ -24,7 +24,7 @@ from helpers import first_ids, problems
 from pytest_codeeval.generation.base import GenerationRequest, GenerationSettings, ModelOptions
 from pytest_codeeval.generation.models import convert_gguf, resolve_model
 from pytest_codeeval.samples import SampleKey
-from pytest_codeeval.tasks.humaneval import HumanEval
+from pytest_codeeval.tasks.catalogue.humaneval import HumanEval
 
 
 def load(args: argparse.Namespace):

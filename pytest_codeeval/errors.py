@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+
+class CodeevalError(Exception):
+    """Bad input from the user (an option, a file, a task). A plain exception, so that nothing below the pytest
+    layer needs pytest: the layer's hooks hand it to pytest as a usage error (`pytest_plugin/usage.py`), which
+    pytest prints as one line, no traceback, and exits 4 with."""
 
 
-# UsageError is final in pytest's types; subclassing it is what makes pytest print one line and exit 4.
-class CodeevalError(pytest.UsageError):  # type: ignore[misc]
-    """Bad input from the user (an option, a file, a task). pytest prints it as one line, no traceback."""
-
-
-class DataUnavailable(CodeevalError):  # type: ignore[misc]
+class DataUnavailable(CodeevalError):
     """A task's rows cannot be had here (the hub unreachable, a download that failed). A task named on the command
     line stops the run with this line; one matched by a glob, a family or the default selection is skipped with
     `reason`, which does not name the task (the summary groups tasks by it), and the others run."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_codeeval.generation.files import SAVE_FORMATS
+from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.settings import DEFAULT_K, read_settings
 
 SESSION_PLUGIN = "codeeval-session"
@@ -137,6 +138,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@usage.hook
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("codeeval_list_tasks"):
         from pytest_codeeval.pytest_plugin.listing import list_tasks
@@ -150,8 +152,15 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 @pytest.hookimpl(trylast=True)  # after xdist's own configure: the role depends on whether it runs workers
+@usage.hook
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
+    n, temperature = settings.generation.n_samples, settings.generation.temperature
+    if n > 1 and temperature == 0:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"--codeeval-temperature=0 with --codeeval-n-samples={n}: temperature 0 is greedy, so every sample "
+            "of a problem is the same and pass@k above 1 measures nothing; give a temperature such as 0.8"
+        ), stacklevel=2)
     if not settings.active:
         return
     from pytest_codeeval.pytest_plugin.roles import make_role

@@ -5,15 +5,26 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
-
-import pytest
+from typing import Any, Protocol
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
 from pytest_codeeval.generation.data_parallel import parse_devices
 from pytest_codeeval.generation.files import save_format
+
+
+class Options(Protocol):
+    """What settings read of pytest's Config: the options, the ini values and the rootdir (a Protocol, so that
+    this module does not import pytest)."""
+
+    @property
+    def rootpath(self) -> Path: ...
+
+    def getoption(self, name: str) -> Any: ...
+
+    def getini(self, name: str) -> Any: ...
+
 
 DEFAULT_K = (1, 10, 100)
 MAX_TIMEOUT = 86400  # a day of CPU per sample, far beyond any benchmark's need (1e9 overflowed the sandbox's timers)
@@ -124,7 +135,7 @@ def _output(value: str | None, option: str, directory: bool = False) -> Path | N
     return path
 
 
-def _datasets(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
+def _datasets(config: Options) -> tuple[tuple[str, Path], ...]:
     """`TASK=PATH` pairs from --codeeval-dataset (relative to the working directory) and the ini's
     codeeval_datasets (relative to the rootdir); a later pair for the same task wins."""
     pairs: dict[str, Path] = {}
@@ -138,7 +149,7 @@ def _datasets(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
     return tuple(pairs.items())
 
 
-def _exports(config: pytest.Config) -> tuple[tuple[str, Path], ...]:
+def _exports(config: Options) -> tuple[tuple[str, Path], ...]:
     """`TASK=PATH` pairs of --codeeval-export-dataset, each path checked writable now."""
     pairs = []
     for spec in config.getoption("codeeval_export_dataset") or ():
@@ -218,7 +229,7 @@ def _server_options(opt: Any) -> ServerOptions:
         base_urls=tuple(opt("codeeval_base_url") or ()), api_key_env=opt("codeeval_api_key_env"),
         chat=opt("codeeval_chat"), concurrency=concurrency, request_timeout=timeout, max_retries=retries,
     )
-def _mbpp_tests(config: pytest.Config) -> bool:
+def _mbpp_tests(config: Options) -> bool:
     """MBPP+'s original-tests switch: option, else ini, else bigcode's environment variable (scripts carry over)."""
     given = config.getoption("codeeval_mbppplus_mbpp_tests")
     if given is not None:
@@ -226,7 +237,7 @@ def _mbpp_tests(config: pytest.Config) -> bool:
     return bool(config.getini("codeeval_mbppplus_mbpp_tests")) or os.environ.get("MBPPPLUS_USE_MBPP_TESTS") == "1"
 
 
-def read_settings(config: pytest.Config) -> Settings:
+def read_settings(config: Options) -> Settings:
     opt = config.getoption
     limit = opt("codeeval_limit")
     if limit is not None and limit < 1:
@@ -250,11 +261,6 @@ def read_settings(config: pytest.Config) -> Settings:
             )
         instruction_tokens = (parts[0], parts[1], parts[2])
     _check_sampling(opt)
-    if n_samples > 1 and opt("codeeval_temperature") == 0:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(
-            f"--codeeval-temperature=0 with --codeeval-n-samples={n_samples}: temperature 0 is greedy, so every sample "
-            "of a problem is the same and pass@k above 1 measures nothing; give a temperature such as 0.8"
-        ), stacklevel=2)
     generation = GenerationSettings(
         max_new_tokens=opt("codeeval_max_new_tokens"),
         n_samples=n_samples,

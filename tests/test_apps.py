@@ -81,7 +81,7 @@ def test_several_samples_give_pass_at_k_only(pytester: pytest.Pytester) -> None:
 
 def test_prompts_are_bigcodes() -> None:
     """bigcode's finetuning prompt (apps.py) and its documented one-shot prompt, written down as strings."""
-    from pytest_codeeval.tasks.apps import _level
+    from pytest_codeeval.tasks.catalogue.apps import _level
 
     task = _level("all", one_shot=False)()
     row = ROWS[3]  # 4245: standard input, no starter code

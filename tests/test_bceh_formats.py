@@ -15,7 +15,7 @@ import pytest
 from helpers import report, write_jsonl
 
 from pytest_codeeval.tasks import builtin_registry
-from pytest_codeeval.tasks.parity import Parity
+from pytest_codeeval.tasks.catalogue.parity import Parity
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers import report, write_jsonl
 
-from pytest_codeeval.tasks.parity import Parity
+from pytest_codeeval.tasks.catalogue.parity import Parity
 
 pytestmark = pytest.mark.timeout(300)
 

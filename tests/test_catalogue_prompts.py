@@ -15,14 +15,14 @@ from pytest_codeeval.generation.cache import cache_key
 from pytest_codeeval.generation.prompts import format_prompt
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.tasks.base import Task
-from pytest_codeeval.tasks.humaneval import HumanEvalPlus, HumanEvalPlusUnstripped, HumanEvalUnstripped
-from pytest_codeeval.tasks.instruct_humaneval import (
+from pytest_codeeval.tasks.catalogue.humaneval import HumanEvalPlus, HumanEvalPlusUnstripped, HumanEvalUnstripped
+from pytest_codeeval.tasks.catalogue.instruct_humaneval import (
     InstructHumanEval,
     InstructHumanEvalNoContext,
     InstructWizardHumanEval,
     cut_after_function,
 )
-from pytest_codeeval.tasks.mbpp import MBPP, MBPPPlus
+from pytest_codeeval.tasks.catalogue.mbpp import MBPP, MBPPPlus
 
 DATA = Path(__file__).parent / "data"
 

@@ -13,7 +13,7 @@ from helpers import report, write_jsonl
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.metrics.robust import parse_variant_id, robust_pass_at_k
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.tasks.recode import perturbed_task
+from pytest_codeeval.tasks.catalogue.recode import perturbed_task
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -12,8 +12,8 @@ from helpers import report, write_jsonl
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.tasks.base import Task
-from pytest_codeeval.tasks.python_bugs import PythonBugs
-from pytest_codeeval.tasks.quixbugs import QuixBugs, cut_at_last_stop_word
+from pytest_codeeval.tasks.catalogue.python_bugs import PythonBugs
+from pytest_codeeval.tasks.catalogue.quixbugs import QuixBugs, cut_at_last_stop_word
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import report, write_jsonl
 
-from pytest_codeeval.tasks.studenteval import StudentEval
+from pytest_codeeval.tasks.catalogue.studenteval import StudentEval
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -162,7 +162,7 @@ def test_insertion_refusals_and_a_missing_release(pytester: pytest.Pytester) -> 
 def test_prompt_and_program_are_bigcodes_and_the_releases() -> None:
     """bigcode's postprocessing (ds1000.py: after the solution marker, cut at </code> or # SOLUTION END, stripped) and
     the release's test program (code_context, then `code = repr(solution)` and `test_execution(code)`)."""
-    from pytest_codeeval.tasks.ds1000 import PRELUDE, _subset
+    from pytest_codeeval.tasks.catalogue.ds1000 import PRELUDE, _subset
 
     task = _subset("all", "completion")()
     task.__dict__["docs"] = ROWS

@@ -10,7 +10,7 @@ import pytest
 from helpers import report, write_jsonl
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.tasks.humanevalpack import LANGUAGES, SCENARIOS, task_class
+from pytest_codeeval.tasks.catalogue.humanevalpack.tasks import LANGUAGES, SCENARIOS, task_class
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -327,7 +327,7 @@ def test_other_languages_run_for_real(pytester: pytest.Pytester, language: str) 
     """Reference self-check and a generations file (canonical, buggy, not compiling), with the real toolchain in
     the sandbox; -n 2 for the generations file. Skipped, naming the package, where the toolchain is missing."""
     from pytest_codeeval.runners import get_runner
-    from pytest_codeeval.tasks.humanevalpack import RUNNER_LANGUAGES
+    from pytest_codeeval.tasks.catalogue.humanevalpack.tasks import RUNNER_LANGUAGES
 
     missing = get_runner(RUNNER_LANGUAGES[language]).unavailable()
     if missing:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.languages import MODULES, get_language
 from pytest_codeeval.runners import get_runner
 from pytest_codeeval.sandbox import get_executor
@@ -60,7 +61,7 @@ def test_verdicts(name: str, kind: str) -> None:
 
 def test_aliases_and_unknown_language() -> None:
     assert get_runner("rust") is get_language("rs") and get_runner("javascript") is get_language("js")
-    with pytest.raises(pytest.UsageError, match="no runner for language 'cobol'"):
+    with pytest.raises(CodeevalError, match="no runner for language 'cobol'"):
         get_runner("cobol")
 
 

@@ -1,4 +1,4 @@
-"""The package's shape: the pytest-facing layer sits on top of a pipeline that never imports it, no module imports
+"""The package's shape: the pytest-facing layer sits on top of a pipeline that never loads pytest, no module imports
 itself back through others, and importing the plugin loads no heavy library."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest_codeeval
 PACKAGE = Path(pytest_codeeval.__file__).parent
 PYTEST_LAYER = "pytest_codeeval.pytest_plugin"
 ENTRY_POINT = "pytest_codeeval.plugin"  # pyproject's pytest11 entry point: options, then the layer's roles
+HOOKSPECS = "pytest_codeeval.hookspecs"  # the hook conftest.py files implement, added by the entry point
 HEAVY = ("torch", "transformers", "datasets", "numpy", "jinja2", "sacrebleu")
 
 
@@ -47,6 +48,30 @@ def test_nothing_below_the_pytest_layer_imports_it() -> None:
                for name, imported in graph.items()
                if name != ENTRY_POINT and not (name == PYTEST_LAYER or name.startswith(PYTEST_LAYER + "."))}
     assert {name: i for name, i in outside.items() if i} == {}
+
+
+def pytest_facing(name: str) -> bool:
+    return name in (ENTRY_POINT, HOOKSPECS, PYTEST_LAYER) or name.startswith(PYTEST_LAYER + ".")
+
+
+def test_nothing_below_the_pytest_layer_loads_pytest() -> None:
+    """Transitively: each module outside the pytest layer, imported in a fresh interpreter, loads no `pytest` or
+    `_pytest` module (bad input is a plain `CodeevalError` there; the layer makes it pytest's usage error). They are
+    imported one after the other; the first that loads pytest is named."""
+    below = sorted(name for name in import_graph() if not pytest_facing(name))
+    assert len(below) > 40 and "pytest_codeeval.evaluation.outcome" in below and "pytest_codeeval.tasks" in below
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {below!r}:\n"
+        "    importlib.import_module(name)\n"
+        "    if 'pytest' in sys.modules or '_pytest' in sys.modules:\n"
+        "        print(json.dumps(name))\n"
+        "        break\n"
+        "else:\n"
+        "    print(json.dumps(None))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) is None
 
 
 def test_the_end_of_a_run_and_its_reports_do_not_use_pytest() -> None:
@@ -83,7 +108,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_importing_the_plugin_loads_no_heavy_library() -> None:
-    """In a fresh interpreter (this one has them: the root conftest.py imports some for pytester's sake)."""
+    """In a fresh interpreter (this one has them: tests/conftest.py imports some for pytester's sake)."""
     code = (
         "import json, sys\n"
         "import pytest_codeeval.plugin, pytest_codeeval.pytest_plugin.roles\n"
@@ -91,3 +116,40 @@ def test_importing_the_plugin_loads_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_nothing_registers_at_import() -> None:
+    """Building the task registry leaves the runners' table as it was (in a fresh interpreter): HumanEvalPack's
+    runners are found by name, their module imported when a sample first asks for one."""
+    code = (
+        "import json, sys\n"
+        "from pytest_codeeval import runners\n"
+        "from pytest_codeeval.tasks import build_registry\n"
+        "before = sorted(runners.RUNNERS)\n"
+        "names = build_registry().names()\n"
+        "module = 'pytest_codeeval.tasks.catalogue.humanevalpack.runners'\n"
+        "imported = module in sys.modules\n"
+        "found = type(runners.get_runner('humanevalpack-go')).__name__\n"
+        "print(json.dumps([len(names), sorted(runners.RUNNERS) == before, imported, found, module in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    n_tasks, unchanged, imported, found, imported_after = json.loads(out)
+    assert n_tasks > 100 and unchanged and not imported and found == "PackGo" and imported_after
+
+
+def test_every_benchmark_module_is_listed_once() -> None:
+    """A catalogue module with a `register` is in `catalogue.MODULES` (else its tasks would silently be missing),
+    and every listed module registers."""
+    from pytest_codeeval.tasks import catalogue
+
+    folder = Path(catalogue.__file__).parent
+    registering = {
+        path.parent.name if path.name == "__init__.py" else path.stem
+        for path in [*folder.glob("*.py"), *folder.glob("*/__init__.py")]
+        if path.parent != folder or path.name != "__init__.py"
+        if any(isinstance(node, (ast.FunctionDef, ast.ImportFrom)) and (
+            getattr(node, "name", None) == "register" or any(a.name == "register" for a in getattr(node, "names", ())))
+               for node in ast.parse(path.read_text(encoding="utf-8")).body)
+    }
+    assert len(catalogue.MODULES) == len(set(catalogue.MODULES))
+    assert set(catalogue.MODULES) == registering

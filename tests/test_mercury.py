@@ -173,7 +173,7 @@ def test_beyond_is_mercurys() -> None:
 
 
 def test_prompt_and_postprocessing_are_bigcodes() -> None:
-    from pytest_codeeval.tasks.mercury import Mercury
+    from pytest_codeeval.tasks.catalogue.mercury import Mercury
 
     task = Mercury()
     row = ROWS[0]
@@ -206,7 +206,7 @@ def test_a_row_missing_a_column_is_one_line(pytester: pytest.Pytester) -> None:
 
 def test_missing_converters_library_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without lctk (Mercury's converters build linked lists and trees with it) the task is skipped, naming the extra."""
-    from pytest_codeeval.tasks import mercury
+    from pytest_codeeval.tasks.catalogue import mercury
 
     monkeypatch.setattr(mercury, "find_spec", lambda name: None if name == "lctk" else object())
     assert mercury.Mercury().unavailable() == "lctk is not installed: pip install 'pytest-codeeval[mercury]'"

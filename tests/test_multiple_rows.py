@@ -13,7 +13,7 @@ import pytest
 
 from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.translate import SOURCES, rows
-from pytest_codeeval.tasks.multiple import LANGUAGES
+from pytest_codeeval.tasks.catalogue.multiple import LANGUAGES
 
 BUILDER = Path(__file__).parent / "data" / "multiple" / "builder"
 FIELDS = ("prompt", "tests", "stop_tokens")

@@ -43,6 +43,22 @@ def test_bigcode_evaluator_data_gives_its_reference_score(pytester: pytest.Pytes
     assert _verdicts(parallel, "pal-gsm8k-greedy") == _verdicts(serial, "pal-gsm8k-greedy")
 
 
+def test_summary_and_report_agree_that_the_sandbox_ran_programs(pytester: pytest.Pytester) -> None:
+    """PAL executes without pass@k: one predicate (`Task.requires_execution`) says so, so the summary names the
+    sandbox beside the programs it ran and the JSON report states its executors and layers; with two workers too
+    (without -q, the controller's header starts its sandbox as for any execution task)."""
+    _copy(pytester, "gsm8k_test.jsonl", "pal-gsm8k-greedy_eval_gens.json")
+    common = ("--codeeval-tasks=pal-gsm8k-greedy", "--codeeval-dataset=pal-gsm8k-greedy=gsm8k_test.jsonl",
+              "--codeeval-load-generations=pal-gsm8k-greedy_eval_gens.json", "--codeeval-report=r.json",
+              "-p", "no:cacheprovider")
+    for workers in ((), ("-n", "2")):
+        result = pytester.runpytest_subprocess(*common, *workers)
+        assert result.ret == 0, result.stdout.str() + result.stderr.str()
+        result.stdout.fnmatch_lines(["*2 distinct programs run in *; sandbox: strict"])
+        sandbox = report(pytester.path / "r.json")["sandbox"]
+        assert sandbox["level"] == "strict" and sandbox["jobs"] > 0 and sandbox["layers"], sandbox
+
+
 def _program(body: str) -> str:
     return f"def solution():\n    {body}\n"
 
@@ -86,7 +102,7 @@ def test_gsm_hard_reads_its_own_fields(pytester: pytest.Pytester) -> None:
 def test_prompt_and_program_are_bigcodes() -> None:
     """The prompt is bigcode's own test file's; the program is what its postprocess_generation makes of a raw
     generation (written down from reading gsm.py: the text after the ninth mark, cut at 'Q:', then the print)."""
-    from pytest_codeeval.tasks.pal import Gsm8kPal, GsmHardPal
+    from pytest_codeeval.tasks.catalogue.pal import Gsm8kPal, GsmHardPal
 
     task = Gsm8kPal()
     expected = json.loads((DATA / "pal-gsm8k-greedy_prompt.json").read_text(encoding="utf-8"))["prompt"]

@@ -75,7 +75,7 @@ def _verdicts(path: Path) -> dict[str, list[tuple[str, str, str]]]:
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Built before pytester's fixture: what it imports (torch) stays imported (see conftest.py)."""
+    """Built before pytester's fixture: what it imports (torch) stays imported (see tests/conftest.py)."""
     return build("gpt2", tmp_path_factory.mktemp("gpt2"))
 
 

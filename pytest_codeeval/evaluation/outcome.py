@@ -102,9 +102,10 @@ class RunOutcome:
         return self.gates is not None and self.gates.failed
 
     def exit_status(self, pytest_status: int, tests_failed: int, all_items_ran: bool) -> int:
-        """The run's exit status, decided here only. Failing samples are results (0) unless --codeeval-strict; a
-        gate, another failing test, a sample the sandbox could not judge or a report not written fails the run; a
-        run stopped before its last sample keeps pytest's status (its metrics cover part of the run)."""
+        """The run's exit status, decided here only (the reports record it; `after_reports` adds what writing them
+        found). Failing samples are results (0) unless --codeeval-strict; a gate, another failing test or a sample
+        the sandbox could not judge fails the run; a run stopped before its last sample keeps pytest's status (its
+        metrics cover part of the run)."""
         status = pytest_status
         if status == INTERRUPTED and all_items_ran:
             # A stop raised after the last item (-x under xdist, --sw) interrupted nothing: judged as any run.
@@ -113,9 +114,11 @@ class RunOutcome:
         if (only_samples_failed and not self.gates_failed and not self.unjudged and not self.facts.settings.strict
                 and self.loop_ended):
             status = OK
-        if self.unwritten and status == OK:
-            status = TESTS_FAILED
         return status
+
+    def after_reports(self, status: int) -> int:
+        """The exit status once the reports are written: a report that could not be written fails a passing run."""
+        return TESTS_FAILED if self.unwritten and status == OK else status
 
 
 def finish(

@@ -22,7 +22,7 @@ from pytest_codeeval.generation.cache import GenerationCache, cache_key
 from pytest_codeeval.samples import SampleKey
 
 
-class GenerationStopped(CodeevalError):  # type: ignore[misc]
+class GenerationStopped(CodeevalError):
     """Generation broke off (a server died, every endpoint is gone): the message says what was kept and how to
     resume; `stats` counts what was done, for the report."""
 

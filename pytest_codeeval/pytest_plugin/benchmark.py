@@ -40,6 +40,7 @@ class Benchmark:
         self._prepared = False
         self._pool: ExecutionPool | None = None
         self._sent_ahead: set[SampleKey] = set()
+        self._solutions_ahead: dict[SampleKey, str] = {}  # of the samples started ahead, until their item runs
 
     def _cache_dir(self) -> Path | None:
         if self.settings.cache_dir:
@@ -91,11 +92,12 @@ class Benchmark:
         return isinstance(self.source, FileSource) or name.lower() in keyword_names(self.config.option.keyword)
 
     def may_execute(self) -> bool:
-        """Whether a selected task may run programs (pass@k): what the header describes. Bad input is reported by
-        collection, so here it counts as yes."""
+        """Whether a selected task runs programs (`Task.requires_execution`, the one predicate for it): what the
+        header and the reports describe. A task that cannot be made (bad input, a task's bug) is reported by
+        collection, with its name, so here it counts as yes."""
         try:
-            return any("pass@k" in self.registry.entry(name).metrics for name in self.task_names())
-        except CodeevalError:
+            return any(self.task(name).requires_execution for name in self.task_names())
+        except Exception:  # noqa: BLE001
             return True
 
     def task_may_be_selected(self, name: str) -> bool:
@@ -193,6 +195,7 @@ class Benchmark:
             job = self._job(task, problem, solution, resources)
         except Exception:  # noqa: BLE001 - the item reports it, with its node id, when it runs
             return False
+        self._solutions_ahead[key] = solution
         self.pool.submit(key, job)
         return True
 
@@ -203,13 +206,13 @@ class Benchmark:
     def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         """The verdict of one sample: collected from the pool if it ran ahead, run now otherwise, or scored."""
         task = self.task(problem.task)
-        solution = self.source.solution(task, problem, index)
+        key = SampleKey(problem.task, problem.id, index)
+        solution = self._solutions_ahead.pop(key, None)
+        if solution is None:
+            solution = self.source.solution(task, problem, index)
         if not task.requires_execution:
             return scored(task, problem, index, solution, resources)
-        key = SampleKey(problem.task, problem.id, index)
-        job, outcome, ran = self.pool.result(
-            key, lambda: self._job(task, problem, solution, resources)
-        )
+        job, outcome, ran = self.pool.result(key, lambda: self._job(task, problem, solution, resources))
         shared_with = ran.nodeid if isinstance(ran, SampleKey) else None
         return executed(task, problem, index, solution, job, outcome, shared_with)
 

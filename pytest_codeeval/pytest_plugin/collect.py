@@ -29,23 +29,23 @@ def bad_input(collector: pytest.Collector, exc: CodeevalError) -> Exception:
 
 
 class CodeevalRoot(pytest.Collector):
-    def __init__(self, *, codeeval: Benchmark, **kwargs: Any) -> None:
+    def __init__(self, *, benchmark: Benchmark, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.codeeval = codeeval
+        self.benchmark = benchmark
 
     @classmethod
-    def for_session(cls, session: pytest.Session, codeeval: Benchmark) -> CodeevalRoot:
-        return cls.from_parent(session, name=ROOT_NAME, nodeid=ROOT_NAME, codeeval=codeeval)
+    def for_session(cls, session: pytest.Session, benchmark: Benchmark) -> CodeevalRoot:
+        return cls.from_parent(session, name=ROOT_NAME, nodeid=ROOT_NAME, benchmark=benchmark)
 
     def collect(self) -> Iterator[pytest.Collector]:
         try:
-            names = self.codeeval.task_names()
+            names = self.benchmark.task_names()
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
         for name in names:
-            if self.codeeval.task_may_be_selected(name):
+            if self.benchmark.task_may_be_selected(name):
                 yield TaskCollector.from_parent(
-                    self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", codeeval=self.codeeval
+                    self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", benchmark=self.benchmark
                 )
 
 
@@ -53,54 +53,54 @@ class TaskCollector(pytest.Module):
     """One task. It is a pytest Module for fixtures' sake: a module-scoped fixture that a task's samples request
     is set up once per task (per process) and torn down after its last sample, as for a test module."""
 
-    def __init__(self, *, codeeval: Benchmark, **kwargs: Any) -> None:
+    def __init__(self, *, benchmark: Benchmark, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.codeeval = codeeval
+        self.benchmark = benchmark
 
     def _getobj(self) -> ModuleType:
         return ModuleType(f"codeeval.{self.name}")  # a task is no Python file: nothing to import
 
     def collect(self) -> Iterator[pytest.Collector]:
         try:
-            task = self.codeeval.task(self.name)
+            task = self.benchmark.task(self.name)
             reason = task.unsupported() or task.unavailable()
-            problems = [] if reason else self.codeeval.problems(self.name)
+            problems = [] if reason else self.benchmark.problems(self.name)
         except DataUnavailable as exc:  # named: a usage error; matched by a glob or family: skipped, the rest run
-            if self.codeeval.named(self.name):
+            if self.benchmark.named(self.name):
                 raise bad_input(self, exc) from None
             reason = exc.reason
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
-        if not reason and problems and self.codeeval.without_solutions(task, problems) == len(problems):
-            if self.codeeval.named(self.name):
+        if not reason and problems and self.benchmark.without_solutions(task, problems) == len(problems):
+            if self.benchmark.named(self.name):
                 raise bad_input(self, CodeevalError(f"{self.name}: {NO_SOLUTIONS}")) from None
             reason = NO_SOLUTIONS
         if reason:
             pytest.skip(f"{self.name}: {reason}")
         for problem in problems:
-            if self.codeeval.selected(f"{self.nodeid}::{problem.id}"):
-                yield ProblemCollector.from_parent(self, name=problem.id, problem=problem, codeeval=self.codeeval)
+            if self.benchmark.selected(f"{self.nodeid}::{problem.id}"):
+                yield ProblemCollector.from_parent(self, name=problem.id, problem=problem, benchmark=self.benchmark)
 
 
 class ProblemCollector(pytest.Collector):
-    def __init__(self, *, problem: Problem, codeeval: Benchmark, **kwargs: Any) -> None:
+    def __init__(self, *, problem: Problem, benchmark: Benchmark, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.problem = problem
-        self.codeeval = codeeval
+        self.benchmark = benchmark
 
     def collect(self) -> Iterator[pytest.Item]:
-        task = self.codeeval.task(self.problem.task)
+        task = self.benchmark.task(self.problem.task)
         reason = task.unavailable(self.problem.doc)
-        if not reason and self.codeeval.without_solutions(task, [self.problem]):
+        if not reason and self.benchmark.without_solutions(task, [self.problem]):
             reason = "no reference solution for this problem (--codeeval-model=reference)"
         if reason:
             pytest.skip(f"{self.problem.task}: {reason}")
-        for index in self.codeeval.source.sample_indices(task, self.problem):
+        for index in self.benchmark.source.sample_indices(task, self.problem):
             name = f"{SAMPLE_PREFIX}{index}"
-            if self.codeeval.selected(f"{self.nodeid}::{name}"):
+            if self.benchmark.selected(f"{self.nodeid}::{name}"):
                 try:
                     yield SampleItem.from_parent(
-                        self, name=name, problem=self.problem, index=index, codeeval=self.codeeval
+                        self, name=name, problem=self.problem, index=index, benchmark=self.benchmark
                     )
                 except CodeevalError as exc:
                     raise bad_input(self, exc) from None
@@ -118,17 +118,17 @@ class SampleItem(pytest.Item):
     """One sample. It requests the pytest fixtures its task names (a database, a directory, a service), with the
     usual scopes, the way a test function does; their values reach the task's `score`."""
 
-    def __init__(self, *, problem: Problem, index: int, codeeval: Benchmark, **kwargs: Any) -> None:
+    def __init__(self, *, problem: Problem, index: int, benchmark: Benchmark, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.problem = problem
         self.index = index
         self.key = SampleKey(problem.task, problem.id, index)
-        self.codeeval = codeeval
+        self.benchmark = benchmark
         self.record: SampleRecord | None = None
         self.user_properties.extend(
             [("codeeval_task", problem.task), ("codeeval_problem", problem.id), ("codeeval_sample", index)]
         )
-        task = codeeval.task(problem.task)
+        task = benchmark.task(problem.task)
         fixtures = task.requested_fixtures()
         if task.sandbox_paths and not task.requires_execution:
             raise CodeevalError(
@@ -163,7 +163,7 @@ class SampleItem(pytest.Item):
         compat.fill_fixtures(self._request)
 
     def runtest(self) -> None:
-        self.record = self.codeeval.evaluate(self.problem, self.index, self.funcargs)
+        self.record = self.benchmark.evaluate(self.problem, self.index, self.funcargs)
         self.user_properties.append(("codeeval_status", self.record.status))
         if not self.record.passed:
             raise SampleFailed(self.record)
@@ -171,7 +171,7 @@ class SampleItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         error = excinfo.value
         if isinstance(error, SampleFailed):
-            return describe_failure(error.record, full=self.codeeval.show_full_failures())
+            return describe_failure(error.record, full=self.benchmark.show_full_failures())
         if isinstance(error, CodeevalError):
             return str(error)  # bad input: the run ends with this line (roles.py)
         # The sample could not be prepared: the task's (or a fixture's) own frames, not the plugin's and pytest's.

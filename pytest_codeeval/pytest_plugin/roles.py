@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +23,11 @@ from pytest_codeeval.evaluation.gates import Baseline, read_baseline
 from pytest_codeeval.evaluation.outcome import RunFacts, RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
 from pytest_codeeval.evaluation.verdicts import not_prepared
+from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
-from pytest_codeeval.pytest_plugin.compat import (
-    receive_on_worker,
-    run_by_pytest_command,
-    send_to_worker,
-    xdist_pending_indices,
-)
-from pytest_codeeval.pytest_plugin.lookahead import Lookahead
+from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, send_to_worker
+from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
 from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
@@ -39,9 +35,6 @@ from pytest_codeeval.settings import Settings
 from pytest_codeeval.solutions import FileSource, ModelSource
 
 SOLUTIONS_COMMAND = "codeeval_solutions"  # controller to worker, on xdist's channel: the generated solutions
-# How far a process starts samples ahead when pytest starts an item, per executor. While an item waits for a slow
-# sample (one that runs into its time limit), the pool goes further, one sample per idle executor (Collecting._feed).
-LOOKAHEAD_PER_JOB = 32
 MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
 MAX_NAMED_SKIPS = 8  # tasks named per reason in the summary's skipped lines without -v
 
@@ -82,6 +75,7 @@ class Role:
         """Whether the interpreter exits when the run ends (then the frozen objects are never unfrozen)."""
         return run_by_pytest_command()
 
+    @usage.hook
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         executes = self.benchmark.may_execute()
         if not executes:  # match tasks only: no sandbox to start or describe, no pass@k
@@ -91,6 +85,7 @@ class Role:
         return header_lines(self.settings, (pool.jobs, pool.layers()), self.baseline, verbose)
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_collection(self) -> None:
         """Unknown task names, and a generations file that does not fit its tasks, are usage errors (exit 4, one
         line), found before anything is collected (on the xdist controller too)."""
@@ -121,6 +116,7 @@ class Role:
             self._frozen = True
 
     @pytest.hookimpl(trylast=True)  # after pytest's own collection pass at unconfigure, which the freeze keeps cheap
+    @usage.hook
     def pytest_unconfigure(self) -> None:
         # In-process runs (pytester, pytest.main) go on in this interpreter: their objects are collectable again.
         # A process that ends with the run keeps them frozen: unfrozen, pytest's cleanup and the interpreter's
@@ -138,23 +134,19 @@ class Collecting(Role):
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         super().__init__(config, settings)
-        self._lookahead = Lookahead()
+        self._lookahead = self.lookahead()
         self._after_fixtures: list[SampleItem] = []  # samples ahead that wait for their task's fixture values
         self._session: pytest.Session | None = None
 
-    def upcoming(self, item: pytest.Item, nextitem: pytest.Item | None, window: int) -> Iterable[pytest.Item]:
-        """The items whose samples start when pytest starts `item`: in a single process the next `window`."""
-        return self._lookahead.upcoming(item, item.session.items, window)
-
-    def further(self, session: pytest.Session) -> Iterator[pytest.Item]:
-        """The items beyond those, in order, taken one at a time while an item waits for a slow sample."""
-        return self._lookahead.further(session.items)
+    def lookahead(self) -> Policy:
+        """Which items' samples start ahead: in a single process, the session's order."""
+        return SessionOrder()
 
     def _feed(self) -> bool:
         """Start one more upcoming sample (the pool asks while the current item waits and an executor is idle);
         False once there is none."""
         assert self._session is not None
-        for item in self.further(self._session):
+        for item in self._lookahead.further(self._session):
             if isinstance(item, SampleItem) and self.benchmark.start_ahead(item.problem, item.index):
                 return True
         return False
@@ -163,6 +155,7 @@ class Collecting(Role):
         """The selection is known (after -k, --lf, -m)."""
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
@@ -172,24 +165,27 @@ class Collecting(Role):
             report.codeeval_error = message  # plain text: it survives xdist's report serialisation
         return report
 
+    @usage.hook
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         ids = {item.nodeid for item in items}
         for wanted in self.benchmark.explicit_ids:
             if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
                 raise CodeevalError(f"not found: {wanted} ({self.benchmark.why_missing(wanted)})")
 
+    @usage.hook
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._session = session
         self.collected(session)
         self.freeze()
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         pool = self.benchmark.pool
         if pool.feeder is None:
             self._session = item.session
             pool.feeder = self._feed
-        for upcoming in self.upcoming(item, nextitem, LOOKAHEAD_PER_JOB * pool.jobs):
+        for upcoming in self._lookahead.upcoming(item, nextitem, LOOKAHEAD_PER_JOB * pool.jobs):
             if isinstance(upcoming, SampleItem):
                 if self.benchmark.needs_fixtures_first(upcoming.problem):
                     self._after_fixtures.append(upcoming)
@@ -197,6 +193,7 @@ class Collecting(Role):
                     self.benchmark.start_ahead(upcoming.problem, upcoming.index)
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         """The item's fixtures are set up: the waiting samples of its task start with their values. An execution
         task requests session- and module-scoped fixtures only (collect.py), so every sample of the task in this
@@ -212,6 +209,7 @@ class Collecting(Role):
         self._after_fixtures = waiting
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
         if not isinstance(item, SampleItem):
@@ -262,10 +260,12 @@ class Aggregating(Role):
         """The loop ran every selected item (not a run that collection errors interrupted before any)."""
         return self.expected_items is not None and 0 < self.expected_items <= self.items_finished
 
+    @usage.hook
     def pytest_runtest_logfinish(self) -> None:
         self.items_finished += 1
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Bad input found while collecting (here, or on an xdist worker): the run ends with its one line, exit 4.
         A task skipped as a whole (no data here, a missing toolchain) is remembered for the summary."""
@@ -276,6 +276,7 @@ class Aggregating(Role):
             self.skipped_tasks[task] = reason
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
@@ -295,6 +296,7 @@ class Aggregating(Role):
         return self.outcome
 
     @pytest.hookimpl(wrapper=True)
+    @usage.hook
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         ended = False
         try:
@@ -308,14 +310,15 @@ class Aggregating(Role):
                 session.testsfailed += 1  # a failed gate is a failure, as pytest-cov counts one
 
     @pytest.hookimpl(tryfirst=True)
+    @usage.hook
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
-        session.exitstatus = self._exit_status(outcome, session)
-        doc_of = self.benchmark.problem_doc
-        write_reports(outcome, session.exitstatus, doc_of)  # after the exit status is decided: the report records it
-        session.exitstatus = self._exit_status(outcome, session)  # a report not written fails the run
+        status = outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran)
+        write_reports(outcome, status, self.benchmark.problem_doc)  # after the status is decided: the report records it
+        session.exitstatus = _exit_code(outcome.after_reports(status))  # a report not written fails the run
 
     @pytest.hookimpl(trylast=True)
+    @usage.hook
     def pytest_unconfigure(self) -> None:
         """pytest wrote its JUnit XML at session finish: now it is made to agree with the exit status."""
         xmlpath = getattr(self.config.option, "xmlpath", None)
@@ -325,10 +328,8 @@ class Aggregating(Role):
             reconcile(Path(xmlpath), self.outcome)
         super().pytest_unconfigure()
 
-    def _exit_status(self, outcome: RunOutcome, session: pytest.Session) -> int:
-        return _exit_code(outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran))
-
     @pytest.hookimpl(wrapper=True, tryfirst=True)
+    @usage.hook
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> Any:
         with _fewer_failures_listed(terminalreporter):
             result = yield
@@ -355,6 +356,7 @@ class Controller(Aggregating):
         super().__init__(config, settings)
         self._retried: set[str] = set()  # samples given to a worker again after theirs crashed on them
 
+    @usage.hook
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Called with the ids a worker collected (after -k and --lf): exactly the selection, the same on every
         worker. The scheduler sends no item before this returns, and the solutions go to the worker first on its
@@ -366,6 +368,7 @@ class Controller(Aggregating):
             send_to_worker(node, SOLUTIONS_COMMAND, source.solutions())
 
     @pytest.hookimpl(optionalhook=True)
+    @usage.hook
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
         """A worker died (killed, out of memory) while running `crashitem`: xdist gives its other items to the
         remaining workers (and starts a replacement); this sample is judged again, once. Crashed on twice, it is
@@ -389,6 +392,7 @@ class Controller(Aggregating):
         except CodeevalError:
             return 0
 
+    @usage.hook
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
         if report.outcome == "rerun":
             return "rerun", "R", "RERUN"
@@ -396,8 +400,6 @@ class Controller(Aggregating):
 
 
 class Worker(Collecting):
-    _pending: Callable[[int | None, int], list[int]] | None = None  # the items the controller sent, that wait
-    _last_fed: int | None = None  # the index of the last of them that `further` gave
     def processes(self) -> int:
         return int(self.config.workerinput["workercount"])  # type: ignore[attr-defined]  # xdist's, on workers
 
@@ -407,22 +409,8 @@ class Worker(Collecting):
         if isinstance(source, ModelSource):
             receive_on_worker(config, SOLUTIONS_COMMAND, source.receive)
 
-    def upcoming(self, item: pytest.Item, nextitem: pytest.Item | None, window: int) -> Iterable[pytest.Item]:
-        """A worker learns its items as the controller sends them: the current, the next, and the first `window` of
-        those it holds."""
-        items = item.session.items
-        return [i for i in (item, nextitem) if i is not None] + [items[i] for i in self._waiting(None, window)]
-
-    def further(self, session: pytest.Session) -> Iterator[pytest.Item]:
-        while batch := self._waiting(self._last_fed, 16):
-            for index in batch:
-                self._last_fed = index
-                yield session.items[index]
-
-    def _waiting(self, after: int | None, n: int) -> list[int]:
-        if self._pending is None:
-            self._pending = xdist_pending_indices(self.config)
-        return self._pending(after, n)
+    def lookahead(self) -> Policy:
+        return WorkerQueue(self.config)
 
     def ends_with_run(self) -> bool:
         return True
@@ -445,7 +433,7 @@ def skipped_lines(skipped: dict[str, str], verbose: bool) -> list[str]:
 def _raise_bad_input(report: pytest.CollectReport | pytest.TestReport) -> None:
     message = getattr(report, "codeeval_error", None)
     if message:
-        raise CodeevalError(message)
+        raise pytest.UsageError(message)
 
 
 def _exit_code(status: int) -> int:

@@ -134,8 +134,7 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
     for name, (have, total) in outcome.partial.items():
         lines.append((f"codeeval: {name}: problems {have} of {total} in the generations file; its metrics cover those "
                       "only (not comparable with a full run's)", "yellow"))
-    executed = any("pass@k" in result.metric_names for result in outcome.tasks.values())
-    sandbox = s.sandbox if executed else None
+    sandbox = s.sandbox if outcome.programs_run else None  # named where it ran programs (PAL's too, not only pass@k)
     run = run_line(outcome.statuses, outcome.seconds, outcome.facts.source, sandbox, outcome.programs_run)
     lines.append((run, None))
     generation = outcome.facts.generation

@@ -1,5 +1,7 @@
-"""Tasks: what to ask a model. `build_registry` gathers built-in, installed and --codeeval-task-path tasks without
-loading data (the pytest plugin adds those of conftest.py files, through a hook)."""
+"""Tasks: what to ask a model. This package is the framework (the Task API, the registry, discovery, loading, YAML
+tasks, task directories); `catalogue/` holds the built-in benchmarks. `build_registry` gathers built-in, installed
+and --codeeval-task-path tasks without loading data (the pytest plugin adds those of conftest.py files, through a
+hook)."""
 
 from __future__ import annotations
 
@@ -17,48 +19,10 @@ __all__ = ["Task", "TaskEntry", "TaskRegistry", "build_registry", "builtin_regis
 
 
 def builtin_registry() -> TaskRegistry:
-    from pytest_codeeval.tasks import (
-        apps,
-        codexglue,
-        conala,
-        ds1000,
-        humaneval,
-        humaneval_infilling,
-        humanevalpack,
-        instruct_humaneval,
-        mbpp,
-        mercury,
-        multiple,
-        pal,
-        parity,
-        python_bugs,
-        quixbugs,
-        recode,
-        santacoder_fim,
-        studenteval,
-    )
-    from pytest_codeeval.tasks.spider import Spider
+    from pytest_codeeval.tasks import catalogue
 
     registry = TaskRegistry()
-    humaneval.register(registry)
-    mbpp.register(registry)
-    humanevalpack.register(registry)
-    multiple.register(registry)
-    instruct_humaneval.register(registry)
-    recode.register(registry)
-    parity.register(registry)
-    conala.register(registry)
-    codexglue.register(registry)
-    santacoder_fim.register(registry)
-    humaneval_infilling.register(registry)
-    registry.add(Spider)
-    pal.register(registry)
-    apps.register(registry)
-    ds1000.register(registry)
-    mercury.register(registry)
-    quixbugs.register(registry)
-    python_bugs.register(registry)
-    studenteval.register(registry)
+    catalogue.register(registry)
     return registry
 
 

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.tasks.base import Doc, Task, stop_at_stop_words
 
-ONE_SHOT_FILE = Path(__file__).parent / "data" / "mercury_one_shot.json"  # bigcode's example (a LeetCode problem)
+ONE_SHOT_FILE = Path(__file__).parents[1] / "data" / "mercury_one_shot.json"  # bigcode's example (a LeetCode problem)
 EXTRA = "pip install 'pytest-codeeval[mercury]'"
 # bigcode-evaluation-harness's stop words for Mercury
 STOP_WORDS = ["\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\n```", "<file_sep>", "<｜end▁of▁sentence｜>",

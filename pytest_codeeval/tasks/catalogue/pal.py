@@ -16,7 +16,7 @@ NUM_SHOTS = 8
 ANSWER_DELIMITER = "#### "
 SOLUTION_MARK = "# solution in Python:"
 POST_SCRIPT = "print(solution())"
-FEW_SHOT_FILE = Path(__file__).parent / "data" / "gsm8k_few_shot_prompts.json"  # bigcode's 8 PAL examples
+FEW_SHOT_FILE = Path(__file__).parents[1] / "data" / "gsm8k_few_shot_prompts.json"  # bigcode's 8 PAL examples
 
 
 @cache

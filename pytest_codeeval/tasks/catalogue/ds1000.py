@@ -119,7 +119,7 @@ class DS1000Insertion(DS1000):
     required_fields = ()
 
     def get_dataset(self) -> Sequence[Doc]:
-        from pytest_codeeval.tasks.ds1000_release import cached_release, read_release
+        from pytest_codeeval.tasks.catalogue.ds1000_release import cached_release, read_release
 
         root = self.dataset_override or cached_release(self.name)
         self._override_read = self.dataset_override is not None
@@ -151,7 +151,7 @@ class DS1000Insertion(DS1000):
         return stop_at_stop_words(completion, self.stop_words).strip()
 
     def build_program(self, doc: Doc, solution: str, resources: Mapping[str, Any] | None = None) -> str:
-        from pytest_codeeval.tasks.ds1000_release import release_program
+        from pytest_codeeval.tasks.catalogue.ds1000_release import release_program
 
         return release_program(PRELUDE, dict(doc), solution)
 

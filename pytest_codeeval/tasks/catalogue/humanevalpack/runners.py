@@ -1,4 +1,5 @@
-"""How HumanEvalPack's programs run: the language modules' runners, with what BCEH's evaluator (OctoPack's
+"""How HumanEvalPack's programs run (`runners.get_runner` finds them by name, `programs.RUNNER_LANGUAGES`): the
+language modules' runners, with what BCEH's evaluator (OctoPack's
 `code_eval_octopack`) does differently. Its programs are not MultiPL-E's: C++ is built as C++11 against boost
 and OpenSSL, Go is a `package main` test file that uses testify, and JavaScript's tests are `console.assert`
 calls, which print but do not change the exit status (a failed one fails the sample, as in CodeGeeX's evaluator)."""
@@ -153,7 +154,3 @@ def built_crates() -> dict[str, str]:
     deps = DEPS_DIR / "target" / "debug" / "deps"
     return {crate: str(max(deps.glob(f"lib{crate}-*.rlib"), key=os.path.getmtime)) for crate in CRATES}
 
-
-RUNNERS: dict[str, type[Language]] = {
-    "js": PackJavaScript, "java": PackJava, "cpp": PackCpp, "go": PackGo, "rust": PackRust,
-}

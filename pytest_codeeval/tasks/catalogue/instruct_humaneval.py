@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_codeeval.tasks.base import Doc, Task, stop_at_stop_words
-from pytest_codeeval.tasks.humaneval import HumanEval
+from pytest_codeeval.tasks.catalogue.humaneval import HumanEval
 
 if TYPE_CHECKING:
     from pytest_codeeval.tasks.registry import TaskRegistry

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from pytest_codeeval.tasks.base import Doc, Task
 
 LEVELS = ("introductory", "interview", "competition", "all")
-ONE_SHOT_FILE = Path(__file__).parent / "data" / "apps_few_shot_prompts.json"  # bigcode's two examples
+ONE_SHOT_FILE = Path(__file__).parents[1] / "data" / "apps_few_shot_prompts.json"  # bigcode's two examples
 
 
 def io_spec(doc: Doc) -> dict[str, Any]:

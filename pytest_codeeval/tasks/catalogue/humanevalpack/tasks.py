@@ -1,91 +1,30 @@
-"""HumanEvalPack (OctoPack, Muennighoff et al. 2023): HumanEval's 164 problems in six languages, three scenarios.
-
-Synthesize writes a function from its docstring, Fix repairs a buggy one (shown its tests or its docstring), Explain
-describes a function in words and then writes it back from the description alone. Everything that decides a
-score follows bigcode-evaluation-harness's `humanevalpack.py`: the `--prompt` formats (`--codeeval-prompt`), stop
-words, the post-processing that cuts a completion where its function closes, the imports put before a program,
-the tests after it, and the time limits. https://huggingface.co/datasets/bigcode/humanevalpack
-"""
+"""HumanEvalPack's tasks: what every scenario shares, the three scenarios, and one task class per (scenario,
+language), made with `type()` and registered by `register`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.tasks.base import Doc, Task
+from pytest_codeeval.tasks.catalogue.humanevalpack.programs import BUILDERS, RUNNER_LANGUAGES, RUST_MAIN, TIMEOUTS
+from pytest_codeeval.tasks.catalogue.humanevalpack.prompts import (
+    DEFAULT_PROMPT,
+    DIFF_FORMATS,
+    EXTENSIONS,
+    LANGUAGE_NAMES,
+    LANGUAGE_STOP_WORDS,
+    LANGUAGES,
+    PROMPT_FORMATS,
+    PROMPTS,
+    cut_at_each,
+    read_descriptions,
+)
 
 if TYPE_CHECKING:
     from pytest_codeeval.tasks.registry import TaskRegistry
-
-LANGUAGES = ("python", "js", "java", "go", "cpp", "rust")
-LANGUAGE_NAMES = {"python": "Python", "cpp": "C++", "js": "JavaScript", "java": "Java", "go": "Go", "rust": "Rust"}
-EXTENSIONS = {"python": "py", "cpp": "cpp", "js": "js", "java": "java", "go": "go", "rust": "rs"}
-# BCEH's stop words per language (from CodeGeeX); the braces languages stop where their function closes instead.
-LANGUAGE_STOP_WORDS = {
-    "python": ("\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\nassert"),
-    "go": ("\n//", "\nfunc main(", "struct", "\nfunc"),
-    "cpp": (), "js": (), "java": (), "rust": (),
-}
-# BCEH's limits in seconds (wall clock there, CPU time here); Rust's covers a first cargo build.
-TIMEOUTS = {"python": 10.0, "cpp": 60.0, "js": 10.0, "java": 10.0, "go": 20.0, "rust": 300.0}
-# Put before every Python program, as BCEH does (numpy among them: a program fails without it).
-PYTHON_IMPORTS = (
-    "import math", "import re", "import sys", "import copy", "import datetime", "import itertools",
-    "import collections", "import heapq", "import statistics", "import functools", "import hashlib",
-    "import numpy", "import numpy as np", "import string", "from typing import *", "from collections import *",
-)
-CPP_HEADERS = (
-    "using namespace std;", "#include<stdlib.h>", "#include<algorithm>", "#include<cmath>", "#include<math.h>",
-    "#include<numeric>", "#include<stdio.h>", "#include<vector>", "#include<set>", "#include<map>", "#include<queue>",
-    "#include<stack>", "#include<list>", "#include<deque>", "#include<boost/any.hpp>", "#include<string>",
-    "#include<climits>", "#include<cstring>", "#include<iostream>", "#include<sstream>", "#include<fstream>",
-)
-GO_PACKAGES = ("math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand", "crypto/md5")
-RUST_MAIN = "fn main(){}\n"
-
-# --codeeval-prompt: how the instruction, the code it is about and the start of the answer are put together.
-# `inp` is the instruction with its context (the code to fix or describe); `base` starts the answer.
-PROMPT_FORMATS: dict[str, str] = {
-    "instruct": "{inp}\n\n{base}",
-    "octocoder": "Question: {inp}\n\nAnswer:\n{base}",
-    "octogeex": "Question: {stripped}\n\nAnswer:\n{base}",
-    "starchat": "<|system|>\n<|end|>\n<|user|>\n{inp}<|end|>\n<|assistant|>\n{base}",
-    "starcodercommit": "<commit_before><commit_msg>{inp}<commit_after>{base}",
-    "instructcodet5p": "Below is an instruction that describes a task. Write a response that appropriately "
-                       "completes the request.\n\n### Instruction:\n{inp}\n\n### Response:{base}",
-    "wizardcoder": "Below is an instruction that describes a task. Write a response that appropriately completes the "
-                   "request.\n\n### Instruction:\n{inp}\n\n### Response:\n{base}",
-    "codellama": "[INST] {stripped} [/INST] {base}",
-    "deepseek": "You are an AI programming assistant, utilizing the Deepseek Coder model, developed by Deepseek "
-                "Company, and you only answer questions related to computer science. For politically sensitive "
-                "questions, security and privacy issues, and other non-computer science questions, you will refuse "
-                "to answer\n"
-                "### Instruction:\n{stripped}\n### Response:\n{base}",
-    "tulu": "<|user|>\n{inp}\n<|assistant|>\n{base}",
-    "gritlm": "<|user|>\n{inp}\n<|assistant|>\n{base}",
-    "zephyr": "<|user|>\n{inp}</s>\n<|assistant|>\n{base}",
-    "yi": "<|im_start|>user\n{inp}<|im_end|>\n<|im_start|>assistant\n{base}",
-    "starchat2": "<|im_start|>user\n{inp}<|im_end|>\n<|im_start|>assistant\n{base}",
-    "codeqwen": "<|im_start|>user\n{inp}<|im_end|>\n<|im_start|>assistant\n{base}",
-    "codegemma": "<start_of_turn>user\n{inp}<end_of_turn>\n<start_of_turn>model\n{base}",
-    "codellama-70b": "Source: user\n\n {stripped} Source: assistant\nDestination: user \n\n{base}",
-    "aurora-m": "### Instruction:\n{inp}\n### Response:\n{base}",
-}
-FIX_FORMATS = ("file", "issue")  # formats only Fix has (it also words starcodercommit its own way)
-DIFF_FORMATS = ("diff", "diff-carper")  # BCEH's patch formats for Fix: not implemented here, refused by name
-PROMPTS = ("continue", *PROMPT_FORMATS, *FIX_FORMATS)
-DEFAULT_PROMPT = "instruct"
-
-
-def cut_at_each(text: str, words: Sequence[str]) -> str:
-    """BCEH's cut: for each stop word in turn, drop everything from its first occurrence in what is left."""
-    for word in words:
-        if word in text:
-            text = text[: text.find(word)]
-    return text
 
 
 class HumanEvalPack(Task):
@@ -349,95 +288,6 @@ class ExplainSynthesize(PackProgram):
         return self.format_prompt(self.code_base(doc), instruction, self.description_of(doc))
 
 
-def read_descriptions(path: Path, describe_task: str, rows: Sequence[Doc]) -> list[list[dict[str, Any]]]:
-    """Descriptions per row from BCEH's generations JSON (a list per problem, in order) or a JSONL of
-    `{"task_id", "completion"}` lines (lines with a 'task' key count only if it is the describe task)."""
-    where = f"--codeeval-load-data-path={path}"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise CodeevalError(f"{where}: cannot read it ({exc.strerror or exc})") from None
-    fix = ("expected BCEH's describe generations (a JSON list with one list of strings per problem) or a JSONL "
-           "of describe's saved generations")
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CodeevalError(f"{where}: not valid JSON at line {exc.lineno}; {fix}") from None
-        if not all(isinstance(c, list) and all(isinstance(s, str) for s in c) for c in data):
-            raise CodeevalError(f"{where}: not a list of lists of strings; {fix}")
-        return [[{"description": s} for s in candidates] for candidates in data]
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            entry = None
-        if not isinstance(entry, dict) or not isinstance(entry.get("completion"), str) or "task_id" not in entry:
-            raise CodeevalError(f"{where}:{lineno}: not a {{\"task_id\", \"completion\"}} line; {fix}")
-        if entry.get("task", describe_task) == describe_task:
-            by_id.setdefault(str(entry["task_id"]), []).append({"description": entry["completion"]})
-    return [by_id.get(row["task_id"], []) for row in rows]
-
-
-# -- programs: what BCEH puts around a solution before the tests, per language -----------------------------------
-def _python(doc: Doc, solution: str) -> str:
-    return ("\n".join(PYTHON_IMPORTS) + "\n" + solution).strip()
-
-
-def _cpp(doc: Doc, solution: str) -> str:
-    return ("\n".join(CPP_HEADERS) + "\n" + solution.split("int main")[0]).strip()
-
-
-def _java(doc: Doc, solution: str) -> str:
-    return solution.replace("public class Main {\n    }", "").strip()
-
-
-def _js(doc: Doc, solution: str) -> str:
-    return solution
-
-
-def _go(doc: Doc, solution: str) -> str:
-    """The test file's package and imports first (less those the solution imports itself), then imports of the
-    helper packages the code uses outside comments (Go refuses unused imports)."""
-    setup = doc["test_setup"] + "\n"
-    for line in setup.split("\n"):
-        line = line.replace("import", "").replace("(", "").replace(")", "").strip()
-        if line.startswith('"') and line in solution:
-            setup = setup.replace(line, "")
-    whole = setup + solution + "\n\n" + doc["test"]
-    used: list[str] = []
-    for package in GO_PACKAGES:
-        name = package.split("/")[-1]
-        if f'"{package}"' not in whole and any(
-            name + "." in line and not line.strip().startswith("//") for line in whole.split("\n")
-        ):
-            used.append(f'"{name}"')
-    imports = "import (\n" + "\n".join("    " + p for p in used) + "\n)\n" if used else ""
-    if "package main" in solution and "package main" in setup:
-        solution = solution.replace("package main", "")
-    return setup + imports + solution
-
-
-def _rust(doc: Doc, solution: str) -> str:
-    """A main when the solution has none, the declaration's lines the solution lacks, and one main at most."""
-    head = "" if "fn main()" in solution else RUST_MAIN
-    for line in doc["declaration"].split("\n"):
-        line = line.strip()
-        if line not in solution and not (line.startswith("fn") and line.split("(")[0] in solution):
-            head += line + "\n"
-    return head + "fn main()".join(solution.split("fn main()")[:2])
-
-
-BUILDERS: dict[str, Callable[[Doc, str], str]] = {
-    "python": _python, "cpp": _cpp, "java": _java, "js": _js, "go": _go, "rust": _rust,
-}
-# The runner of each language's programs: Python's own; the others are the language modules' runners with BCEH's
-# build and verdict rules (humanevalpack_runners.py), registered under these names when the family registers.
-RUNNER_LANGUAGES = {"python": "python", **{lang: f"humanevalpack-{lang}" for lang in LANGUAGES[1:]}}
-
 SCENARIOS: dict[str, tuple[type[HumanEvalPack], bool, str]] = {  # name prefix -> (base class, with_docs, what)
     "humanevalsynthesize": (Synthesize, True, "write each function from its docstring"),
     "humanevalfixtests": (Fix, False, "fix a buggy function, shown its tests"),
@@ -459,19 +309,6 @@ def task_class(scenario: str, language: str) -> type[HumanEvalPack]:
     if base is not ExplainDescribe:
         attrs["default_timeout"], attrs["language"] = TIMEOUTS[language], RUNNER_LANGUAGES[language]
     return type(f"{base.__name__}_{language}", (base,), attrs)
-
-
-def install_runners() -> None:
-    """Make the runners of the tasks' `language` names known to `get_runner`: wherever a task of this module exists
-    (so wherever one of its samples runs), this module was imported and did it."""
-    from pytest_codeeval.runners import RUNNERS
-    from pytest_codeeval.tasks.humanevalpack_runners import RUNNERS as PACK_RUNNERS
-
-    for language, runner in PACK_RUNNERS.items():
-        RUNNERS.setdefault(RUNNER_LANGUAGES[language], runner())
-
-
-install_runners()
 
 
 def register(registry: TaskRegistry) -> None:

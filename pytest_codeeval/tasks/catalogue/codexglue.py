@@ -12,7 +12,7 @@ from typing import ClassVar
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.metrics import FIRST_SAMPLE
 from pytest_codeeval.tasks.base import Doc, Task
-from pytest_codeeval.tasks.conala import two_shot_prompt
+from pytest_codeeval.tasks.catalogue.conala import two_shot_prompt
 from pytest_codeeval.tasks.registry import TaskRegistry
 
 CODE_LANGUAGES = ("python", "java", "javascript", "ruby", "php", "go")

@@ -7,10 +7,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.metrics import FIRST_SAMPLE
 from pytest_codeeval.tasks.base import Doc, Task
+
+if TYPE_CHECKING:
+    from pytest_codeeval.tasks.registry import TaskRegistry
 
 DATABASES_ENV = "CODEEVAL_SPIDER_DATABASES"  # Spider's database/ directory: DB_ID/DB_ID.sqlite
 ENTRY = "Answer the following instructions in a one line SQL query:\n"
@@ -62,3 +65,7 @@ class Spider(Task):
 
             scores["execution_match"] = float(same_rows(database, solution, str(reference)))
         return scores
+
+
+def register(registry: TaskRegistry) -> None:
+    registry.add(Spider)
