@@ -5,56 +5,20 @@ programs), bigcode-evaluation-harness's JSON, and MultiPL-E's per-problem comple
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation import multipl_e_files
+from pytest_codeeval.generation.loaded import Loaded, LoadedGenerations, open_text
 from pytest_codeeval.samples import SampleRecord
 
 SAVE_FORMATS = ("auto", "human-eval", "evalplus", "bigcode", "multipl-e")
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """One sample of a file: a completion of the task's prompt, or (`program`) the whole program."""
-
-    text: str
-    program: bool = False
-    passed: bool | None = None  # the verdict of the tool that wrote the file, where it carries one
-
-
-@dataclass
-class LoadedGenerations:
-    """Samples read from a file. `by_id`: samples by (task or None, problem id); bigcode JSON: whole programs by
-    problem position, for one task."""
-
-    path: Path
-    kind: str  # "jsonl", "bigcode" or "multipl-e"
-    by_id: dict[tuple[str | None, str], list[Loaded]]
-    by_position: list[list[str]]
-    task_sources: dict[str, str] = field(default_factory=dict)  # each task the file names: where it first does
-
-
-def open_text(path: Path) -> str:
-    """utf-8-sig: a file saved by an editor that starts it with a byte-order mark reads as UTF-8 too."""
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
-                return fh.read()
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise CodeevalError(f"--codeeval-load-generations={path}: no such file") from None
-    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
-        raise CodeevalError(f"--codeeval-load-generations={path}: cannot read it ({exc})") from None
-
-
 def load_generations(path: Path) -> LoadedGenerations:
-    from pytest_codeeval.generation import multipl_e_files
-
     if path.is_dir():
         return multipl_e_files.load_directory(path)
     text = open_text(path)
@@ -156,10 +120,8 @@ def save_generations(
     `generation` the sampling parameters, which MultiPL-E's files record."""
     ordered = sorted(records, key=lambda r: (r.task, r.position, r.index))
     if fmt == "multipl-e":
-        from pytest_codeeval.generation.multipl_e_files import save_directory
-
         assert doc_of is not None
-        save_directory(path, ordered, doc_of, generation or {})
+        multipl_e_files.save_directory(path, ordered, doc_of, generation or {})
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "bigcode":

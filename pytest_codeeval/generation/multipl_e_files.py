@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.files import Loaded, LoadedGenerations, open_text
+from pytest_codeeval.generation.loaded import Loaded, LoadedGenerations, open_text
 from pytest_codeeval.samples import SampleRecord
 
 FIX = ("expected MultiPL-E's files: a JSON object per problem with 'name', 'language', 'prompt', 'tests' and "

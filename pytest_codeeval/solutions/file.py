@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.files import Loaded, LoadedGenerations, load_generations
+from pytest_codeeval.generation.files import load_generations
+from pytest_codeeval.generation.loaded import Loaded, LoadedGenerations
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.solutions.base import SolutionSource
 from pytest_codeeval.tasks.base import Problem, Task
