@@ -40,7 +40,7 @@ MODULES = {
     "scala": "scala",
     "d": "d",
 }
-# the names tasks use besides MultiPL-E's (HumanEvalPack's, file extensions)
+# the names tasks use besides MultiPL-E's (HumanEvalPack's, file extensions): the one table of other names
 ALIASES = {
     "javascript": "js",
     "typescript": "ts",
@@ -59,6 +59,7 @@ ALIASES = {
     "csharp": "cs",
     "c#": "cs",
     "dlang": "d",
+    "go_test.go": "go",  # MultiPL-E rows' `language` for Go
 }
 
 

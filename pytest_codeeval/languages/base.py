@@ -40,7 +40,6 @@ class Language(Runner):
 
     name: ClassVar[str] = ""  # MultiPL-E's short name: js, java, rs, ... (the `multiple-<name>` task)
     title: ClassVar[str] = ""  # the language's name as MultiPL-E's terms.csv writes it
-    aliases: ClassVar[tuple[str, ...]] = ()  # other names a task's `language` may use (rust, javascript)
     file_ext: ClassVar[str] = ""
     filename: ClassVar[str] = ""  # the source file's name in the scratch directory (default: program.<ext>)
     stop: ClassVar[tuple[str, ...]] = ()
@@ -257,11 +256,6 @@ class Language(Runner):
     def finalize(self, expr: Any, side: str) -> str:
         """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
         return expr
-
-
-def py_repr_string(value: str) -> str:
-    """A double-quoted literal with the escapes C-like languages share."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
 def line_comments(description: str, marker: str) -> str:

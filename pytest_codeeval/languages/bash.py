@@ -77,7 +77,6 @@ def _describe_type(annotation: Any, position: int) -> str:
 class Bash(Language):
     name = "sh"
     title = "Bash"
-    aliases = ("bash",)
     file_ext = "sh"
     stop = ("\n}",)
     tools = ("bash",)

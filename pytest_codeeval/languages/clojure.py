@@ -59,7 +59,6 @@ def dedented(description: str) -> str:
 class Clojure(Language):
     name = "clj"
     title = "Clojure"
-    aliases = ("clojure",)
     file_ext = "clj"
     comment = ";"
     stop = ("\n(def", "\n;", "\n(")

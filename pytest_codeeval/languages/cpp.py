@@ -51,7 +51,6 @@ _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?
 class Cpp(CFamily):
     name = "cpp"
     title = "C++"
-    aliases = ("c++",)
     file_ext = "cpp"
     stop = ("\n}",)
     tools = ("g++",)

@@ -73,7 +73,6 @@ def pascal_case(name: str) -> str:
 class CSharp(ClassWrapped):
     name = "cs"
     title = "C#"
-    aliases = ("csharp", "c#")
     int_suffix = "L"
     file_ext = "cs"
     tools = ("mcs", "mono")

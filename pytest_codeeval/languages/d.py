@@ -43,7 +43,6 @@ D_PROOF = f"""    {{
 class D(TypedLanguage):
     name = "d"
     title = "D"
-    aliases = ("dlang",)
     file_ext = "d"
     stop = ("\n\n", "\nvoid", "\nbool", "\nint")
     tools = ("ldmd2",)

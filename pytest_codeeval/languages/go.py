@@ -82,7 +82,6 @@ _PANIC = re.compile(r"^panic: (.*)$", re.MULTILINE)
 class Go(TypedLanguage):
     name = "go"
     title = "Go"
-    aliases = ("golang", "go_test.go")
     file_ext = "go"
     filename = "program_test.go"
     stop = ("\nfunc", "struct", "\n// ")

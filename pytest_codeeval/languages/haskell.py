@@ -37,7 +37,6 @@ def camel_case(name: str) -> str:
 class Haskell(Coerced):
     name = "hs"
     title = "Haskell"
-    aliases = ("haskell",)
     file_ext = "hs"
     stop = ("\n\n", "\n{-", "\n-- |", "\n--", "\ntype", "\ndata", "\nnewtype")
     tools = ("ghc",)

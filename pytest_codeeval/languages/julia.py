@@ -51,7 +51,6 @@ class UnknownType(Exception):
 class Julia(Language):
     name = "jl"
     title = "Julia"
-    aliases = ("julia",)
     file_ext = "jl"
     comment = "#"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s

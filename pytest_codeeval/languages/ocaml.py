@@ -41,7 +41,6 @@ let () =
 class OCaml(Coerced):
     name = "ml"
     title = "OCaml"
-    aliases = ("ocaml",)
     file_ext = "ml"
     stop = ("\n\n", "\n(*", "\ntype", "\nlet")
     tools = ("ocaml",)

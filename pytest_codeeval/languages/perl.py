@@ -34,7 +34,6 @@ PERL_PROOF = f"""
 class Perl(Language):
     name = "pl"
     title = "Perl"
-    aliases = ("perl",)
     file_ext = "pl"
     comment = "#"
     dict_arrow = " => "

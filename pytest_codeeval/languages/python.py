@@ -35,7 +35,6 @@ def py_type(annotation: Any, needs: list[str]) -> str:
 class Python(Language):
     name = "py"
     title = "Python"
-    aliases = ("python",)
     file_ext = "py"
     stop = ("\ndef", "\n#", "\nif", "\nclass")
     package = "python3"

@@ -41,7 +41,6 @@ RACKET_PROOF = f"""
 class Racket(Language):
     name = "rkt"
     title = "Racket"
-    aliases = ("racket",)
     file_ext = "rkt"
     comment = ";;"
     stop = ("\n(define ", "\n#|", "\n;", "\n(")

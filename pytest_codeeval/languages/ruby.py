@@ -47,7 +47,6 @@ end
 class Ruby(Language):
     name = "rb"
     title = "Ruby"
-    aliases = ("ruby",)
     file_ext = "rb"
     comment = "#"
     dict_arrow = " => "

@@ -48,7 +48,6 @@ _PANIC = re.compile(r"panicked at (?:'(.*?)', )?[^\n]*?(?::\n(.*))?$", re.MULTIL
 class Rust(Coerced):
     name = "rs"
     title = "Rust"
-    aliases = ("rust",)
     file_ext = "rs"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\n}",)

@@ -40,7 +40,6 @@ def ts_type(annotation: Any, context: str = "top") -> str:
 class TypeScript(JavaScript):
     name = "ts"
     title = "TypeScript"
-    aliases = ("typescript",)
     file_ext = "ts"
     stop = ("\nfunction ", "\n/*", "\n//", "\nclass")
     tools = ("tsc", "node")
