@@ -146,6 +146,7 @@ def test_a_single_row_that_does_not_fit_is_one_line_and_exit_4(pytester: pytest.
     result.stderr.fnmatch_lines([
         "ERROR: out of GPU memory on a single row (a *-token prompt + --codeeval-max-new-tokens=8 with the model in "
         "float32; --codeeval-batch-size cannot go below 1): lower --codeeval-max-new-tokens, or load the model in "
-        "less memory (--codeeval-precision=bf16, --codeeval-load-in-8bit, --codeeval-device-map=auto across GPUs)"
+        "less memory (--codeeval-precision=bf16, --codeeval-load-in-8bit, --codeeval-device-map=auto across GPUs); "
+        "0 of 2 completions are in the cache*"
     ])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()

@@ -15,20 +15,17 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import Outcome, Runner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
-
-if TYPE_CHECKING:
-    from pytest_codeeval.languages.proof import Proven
 
 # Each compiler process's CPU limit, apart from the program's: MultiPL-E's bound on a build. A compile-time bomb
 # (a type explosion, a template recursion) fails in about that time; honest builds of its programs take a few.
 BUILD_CPU_SECONDS = 15.0
 BUILD_WALL_FACTOR = 3  # the build's wall bound: this many times its CPU limit (a loaded machine, several processes)
-MARK = "@@codeeval:"  # the script's own lines on stderr; a program that forges one can only fail itself
 BUILD_FAILED = 97  # the script's exit status when the build step failed
 # the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
 UNPROVEN = "ok (exit status only: the tests' completion is not proven for this program's form)"
@@ -164,8 +161,6 @@ class Language(Runner):
         if result.timed_out:
             return "timeout", "timed out (wall-clock bound)"
         if result.exit_code == 0 and not result.signal:
-            from pytest_codeeval.languages.proof import NEUTERED, NOT_RUN, unfinished
-
             # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
             # the runtime's own report of a failure; else, without the epilogue's token, what the epilogue counted,
             # or the tests never finished

@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_codeeval.languages.base import MARK
-
+MARK = "@@codeeval:"  # the run script's and the epilogue's lines on stderr: a program that forges one only fails
 DISABLED = "assertions-disabled"  # the epilogue's line (after MARK) when a false assertion did not fail
 SKIPPED = "tests-skipped"  # its line when the test runner reported no failure but did not run every test
 FAILED = "tests-failed"  # its line when it counted failed tests whose report the program hid
