@@ -73,6 +73,7 @@ class VllmBackend:
     loads = 1
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
+        rank = _lora_rank(options.peft) if options.peft else None
         try:
             import vllm
         except ImportError:
@@ -107,7 +108,7 @@ class VllmBackend:
         if options.peft:
             from vllm.lora.request import LoRARequest
 
-            args.update(enable_lora=True, max_lora_rank=_lora_rank(options.peft))
+            args.update(enable_lora=True, max_lora_rank=rank)
             self.lora = LoRARequest("codeeval-peft", 1, str(Path(options.peft).resolve()))
         try:
             self.llm = vllm.LLM(**args)
