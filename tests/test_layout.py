@@ -14,7 +14,7 @@ import pytest_codeeval
 PACKAGE = Path(pytest_codeeval.__file__).parent
 PYTEST_LAYER = "pytest_codeeval.pytest_plugin"
 ENTRY_POINT = "pytest_codeeval.plugin"  # pyproject's pytest11 entry point: options, then the layer's roles
-HEAVY = ("torch", "transformers", "datasets", "numpy", "jinja2", "sacrebleu")
+HEAVY = ("torch", "transformers", "datasets", "numpy", "jinja2", "sacrebleu", "vllm")
 
 
 def module_name(path: Path) -> str:

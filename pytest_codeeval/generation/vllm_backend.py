@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,9 @@ class VllmBackend:
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
         rank = _lora_rank(options.peft) if options.peft else None
+        # vLLM's own log handler would hold the stream pytest captures, closed before vLLM's exit-time shutdown
+        # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
+        os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
         try:
             import vllm
         except ImportError:
@@ -146,13 +150,12 @@ class VllmBackend:
                     yield self._too_long(request, len(ids))
                     continue
                 request_id = str(next(self.ids))
-                self.engine.add_request(
-                    request_id, {"prompt_token_ids": ids}, self._params(request, settings), lora_request=self.lora
-                )
+                (prompt,) = self.llm.renderer.render_cmpl([{"prompt_token_ids": ids}])
+                self.engine.add_request(request_id, prompt, self._params(request, settings), lora_request=self.lora)
                 pending[request_id] = request
             while pending:
                 for output in self.engine.step():
-                    if output.finished and output.request_id in pending:
+                    if output.finished:
                         sample = output.outputs[0]
                         yield Completion(pending.pop(output.request_id), sample.text, len(sample.token_ids))
         except EngineDeadError as exc:
@@ -169,8 +172,10 @@ class VllmBackend:
         """The request's stop words (kept in the text, as the transformers backend keeps them), its
         fill-in-the-middle end tokens, and under sampling its own seed."""
         from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
 
         common: dict[str, Any] = {
+            "output_kind": RequestOutputKind.FINAL_ONLY,  # one output per request, when it is done
             "max_tokens": settings.max_new_tokens,
             "stop": [word for word in request.stop_words if word],
             "include_stop_str_in_output": True,
