@@ -50,8 +50,9 @@ Run = Callable[[], tuple[float, int, int]]  # seconds, completions, tokens
 
 
 def requests(args: argparse.Namespace, exact: bool) -> list[GenerationRequest]:
-    stops = () if exact else tuple(HumanEval().stop_words)
-    return [GenerationRequest(SampleKey("humaneval", pid, i), problems()[pid]["prompt"], stops)
+    task = HumanEval()  # its prompts are stripped, as bigcode-evaluation-harness strips them
+    stops = () if exact else tuple(task.stop_words)
+    return [GenerationRequest(SampleKey("humaneval", pid, i), task.get_prompt(problems()[pid]), stops)
             for pid in first_ids(args.problems) for i in range(args.n_samples)]
 
 
@@ -198,7 +199,8 @@ def main() -> None:
 def bceh_contestant(args: argparse.Namespace, model: Path, hf: Any, loads: dict[str, float]) -> Run:
     workdir = Path(tempfile.mkdtemp(prefix="bceh-"))
     bceh_data(workdir)
-    longest = max(len(hf.tokenizer(problems()[p]["prompt"])["input_ids"]) for p in first_ids(args.problems))
+    prompts = [HumanEval().get_prompt(problems()[p]) for p in first_ids(args.problems)]
+    longest = max(len(hf.tokenizer(prompt)["input_ids"]) for prompt in prompts)
 
     def run() -> tuple[float, int, int]:
         seconds, completions, rest = bceh_run(args, model, workdir, longest + args.max_new_tokens)

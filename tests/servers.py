@@ -3,9 +3,11 @@ small proxy in front of one that injects failures: given answers (429, 503) for 
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -32,11 +34,13 @@ def embedded_dir() -> Path:
     return convert_gguf(resolve_model("smollm2-135m", ModelOptions()))
 
 
-def _start(command: list[str], env: dict[str, str], port: int, log: Path, name: str) -> subprocess.Popen:
+def _start(
+    command: list[str], env: dict[str, str], port: int, log: Path, name: str, wait: float = 600
+) -> subprocess.Popen:
     """Start a server and poll /health until it answers (the port opens once the model is loaded)."""
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-    deadline = time.monotonic() + 360
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    deadline = time.monotonic() + wait
     while True:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
@@ -49,12 +53,17 @@ def _start(command: list[str], env: dict[str, str], port: int, log: Path, name: 
 
 
 def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """The server and what it started (vLLM's engine and worker processes): its own process group."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=20)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # children that outlived their parent
 
 
 @contextmanager

@@ -10,6 +10,7 @@ transformers backend, so the backend is part of the model's identity (the cache 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -166,7 +167,8 @@ class VllmBackend:
             ) from None
         finally:
             if pending:
-                self.engine.abort_request(list(pending))
+                with contextlib.suppress(EngineDeadError):  # Ctrl-C reaches the engine's processes too
+                    self.engine.abort_request(list(pending))
 
     def _params(self, request: GenerationRequest, settings: GenerationSettings) -> Any:
         """The request's stop words (kept in the text, as the transformers backend keeps them), its
