@@ -157,8 +157,8 @@ def report_of(pytester: pytest.Pytester, model: str, *args: str) -> dict:
     return json.loads(report.read_text())
 
 
-def completions(report: dict) -> dict[SampleKey, str]:
-    return {SampleKey("humaneval", pid, s["index"]): s["completion"]
+def solutions(report: dict) -> dict[SampleKey, str]:
+    return {SampleKey("humaneval", pid, s["index"]): s["solution"]
             for pid, p in report["tasks"]["humaneval"]["problems"].items() for s in p["samples"]}
 
 
@@ -171,7 +171,9 @@ def test_a_run_under_xdist_gives_the_engines_samples_and_caches_them_as_vllms(
     generation = first["generation"]
     assert generation["backend"] == "vllm" and generation["vllm"] and generation["max_model_len"] == 2048
     assert (generation["model_loads"], generation["generated"], generation["cached"]) == (1, 9, 0)
-    assert completions(first) == cut(texts(engine, requests(first_ids(3), 3), **SAMPLED))
+    reqs = {r.key: r for r in requests(first_ids(3), 3)}
+    expected = {key: reqs[key].prompt + text for key, text in cut(texts(engine, list(reqs.values()), **SAMPLED)).items()}
+    assert solutions(first) == expected
     again = report_of(pytester, vllm, "--codeeval-enforce-eager", "--codeeval-max-model-len=2048")["generation"]
     assert (again["model_loads"], again["generated"], again["cached"]) == (0, 0, 9)  # no engine started
     other = report_of(pytester, str(model_dir))["generation"]  # the transformers backend: not vLLM's samples
