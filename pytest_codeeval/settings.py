@@ -229,6 +229,51 @@ def _server_options(opt: Any) -> ServerOptions:
         base_urls=tuple(opt("codeeval_base_url") or ()), api_key_env=opt("codeeval_api_key_env"),
         chat=opt("codeeval_chat"), concurrency=concurrency, request_timeout=timeout, max_retries=retries,
     )
+# vLLM's engine options (`--codeeval-model=vllm:MODEL`) and the transformers backend's that vLLM does otherwise.
+VLLM_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "quantization", "enforce_eager",
+                "download_dir")
+NOT_FOR_VLLM = {"devices": "--codeeval-tensor-parallel-size", "device_map": "--codeeval-tensor-parallel-size",
+                "load_in_8bit": "--codeeval-quantization", "load_in_4bit": "--codeeval-quantization"}
+
+
+def _flag(name: str) -> str:
+    return "--codeeval-" + name.replace("_", "-")
+
+
+def _vllm_options(opt: Any) -> dict[str, Any]:
+    values = {name: opt("codeeval_" + name) for name in VLLM_OPTIONS}
+    size, fraction, length = values["tensor_parallel_size"], values["gpu_memory_utilization"], values["max_model_len"]
+    if size is not None and size < 1:
+        raise CodeevalError(f"--codeeval-tensor-parallel-size={size}: expected at least 1 GPU")
+    if fraction is not None and not 0 < fraction <= 1:  # false for NaN too
+        raise CodeevalError(
+            f"--codeeval-gpu-memory-utilization={fraction}: expected a fraction of each GPU's memory, e.g. 0.9"
+        )
+    if length is not None and length < 1:
+        raise CodeevalError(f"--codeeval-max-model-len={length}: expected a positive number of tokens")
+    if values["download_dir"] is not None:
+        values["download_dir"] = str(Path(values["download_dir"]).expanduser())
+    return values
+
+
+def _check_backend_options(model: str, opt: Any) -> None:
+    """vLLM's options name no setting of another backend, and the transformers backend's placement and
+    quantization options have vLLM counterparts: given to the wrong backend, one line names the right one."""
+    from pytest_codeeval.generation.vllm_backend import is_vllm_model
+
+    if is_vllm_model(model):
+        wrong = next((name for name in NOT_FOR_VLLM if opt("codeeval_" + name)), None)
+        if wrong:
+            raise CodeevalError(
+                f"{_flag(wrong)} is for the transformers backend; with --codeeval-model={model} use "
+                f"{NOT_FOR_VLLM[wrong]}"
+            )
+        return
+    wrong = next((name for name in VLLM_OPTIONS if opt("codeeval_" + name) not in (None, False)), None)
+    if wrong:
+        raise CodeevalError(f"{_flag(wrong)} sets vLLM's engine: it needs --codeeval-model=vllm:MODEL")
+
+
 def _mbpp_tests(config: Options) -> bool:
     """MBPP+'s original-tests switch: option, else ini, else bigcode's environment variable (scripts carry over)."""
     given = config.getoption("codeeval_mbppplus_mbpp_tests")
@@ -284,11 +329,13 @@ def read_settings(config: Options) -> Settings:
         load_in_4bit=opt("codeeval_load_in_4bit"),
         peft=opt("codeeval_peft"),
         devices=parse_devices(opt("codeeval_devices")),
+        **_vllm_options(opt),
     )
     if model_options.devices and model_options.device_map:
         raise CodeevalError(
             "--codeeval-devices and --codeeval-device-map: choose data parallel or model parallel, not both"
         )
+    _check_backend_options(opt("codeeval_model") or "", opt)
     server = _server_options(opt)
     for spec in opt("codeeval_tasks") or ():
         if not spec.replace(",", "").strip():

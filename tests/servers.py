@@ -1,11 +1,13 @@
-"""A real OpenAI-compatible server for the tests (`transformers serve` with the embedded model), and a small
-proxy in front of it that injects failures: given answers (429, 503) for its first requests, then death."""
+"""Real OpenAI-compatible servers for the tests (`transformers serve` and vLLM's, with the embedded model), and a
+small proxy in front of one that injects failures: given answers (429, 503) for its first requests, then death."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -32,9 +34,41 @@ def embedded_dir() -> Path:
     return convert_gguf(resolve_model("smollm2-135m", ModelOptions()))
 
 
+def _start(
+    command: list[str], env: dict[str, str], port: int, log: Path, name: str, wait: float = 600
+) -> subprocess.Popen:
+    """Start a server and poll /health until it answers (the port opens once the model is loaded)."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                _stop(process)
+                raise RuntimeError(f"{name} did not start: {log.read_text()[-2000:]}") from None
+            time.sleep(0.5)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """The server and what it started (vLLM's engine and worker processes): its own process group."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=20)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # children that outlived their parent
+
+
 @contextmanager
 def transformers_serve(model: Path, log: Path) -> Iterator[str]:
-    """`transformers serve` on a loopback port; the model loads before the port opens, so /health is polled.
+    """`transformers serve` on a loopback port.
     One torch thread: on a shared two-core machine, two threads spinning against each other are 4x slower."""
     port = free_port()
     env = dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
@@ -51,26 +85,60 @@ def transformers_serve(model: Path, log: Path) -> Iterator[str]:
         "--device",
         "cpu",
     ]
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    process = _start(command, env, port, log, "transformers serve")
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"transformers serve did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.5)
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(process)
+
+
+def vllm_serve_command(model: Path, port: int, eager: bool = True) -> list[str]:
+    """vLLM's OpenAI-compatible server as its CPU build runs (its `vllm` console script looks for a distribution
+    named vllm, which the CPU build is not): without chunked prefill, which crashes the engine under seeded
+    sampling; eager (no compilation) starts in a fraction of the time."""
+    return [
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model), "--host", "127.0.0.1",
+        "--port", str(port), "--dtype", "float32", "--max-model-len", "2048", "--no-enable-chunked-prefill",
+        *(["--enforce-eager"] if eager else []),
+    ]
+
+
+VLLM_ENV = {"VLLM_CPU_KVCACHE_SPACE": "2", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+class VllmServer:
+    """A real vLLM server with the embedded model, started on first use and again after a test killed it."""
+
+    def __init__(self, model: Path, logs: Path) -> None:
+        self.model, self.logs, self.starts = model, logs, 0
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        if self.process is None or self.process.poll() is not None:
+            self.stop()
+            self.starts += 1
+            self.port = free_port()
+            self.process = _start(vllm_serve_command(self.model, self.port), dict(os.environ, **VLLM_ENV), self.port,
+                                  self.logs / f"vllm-{self.starts}.log", "vllm serve")
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def engine_pids(self) -> list[int]:
+        """The server's engine process (vLLM titles it VLLM::EngineCore)."""
+        import psutil
+
+        assert self.process is not None
+        children = psutil.Process(self.process.pid).children(recursive=True)
+        return [p.pid for p in children if "EngineCor" in p.name() or "EngineCore" in " ".join(p.cmdline())]
+
+    def log(self) -> str:
+        return (self.logs / f"vllm-{self.starts}.log").read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop(self.process)
+            self.process = None
 
 
 class FaultProxy:

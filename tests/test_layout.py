@@ -15,7 +15,7 @@ PACKAGE = Path(pytest_codeeval.__file__).parent
 PYTEST_LAYER = "pytest_codeeval.pytest_plugin"
 ENTRY_POINT = "pytest_codeeval.plugin"  # pyproject's pytest11 entry point: options, then the layer's roles
 HOOKSPECS = "pytest_codeeval.hookspecs"  # the hook conftest.py files implement, added by the entry point
-HEAVY = ("torch", "transformers", "datasets", "numpy", "jinja2", "sacrebleu")
+HEAVY = ("torch", "transformers", "datasets", "numpy", "jinja2", "sacrebleu", "vllm")
 
 
 def module_name(path: Path) -> str:

@@ -93,15 +93,22 @@ class Backend(Protocol):
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """How to load a model (transformers backend); part of the cache key where it changes outputs."""
+    """How to load a model (transformers and vLLM backends); part of the cache key where it changes outputs."""
 
     revision: str | None = None
     device_map: str | None = None
     trust_remote_code: bool = False
     load_in_8bit: bool = False
     load_in_4bit: bool = False
-    peft: str | None = None
+    peft: str | None = None  # vLLM: served as a LoRA adapter
     devices: tuple[str, ...] = ()  # data parallel: one replica per device, each in its own process
+    # vLLM's engine (`--codeeval-model=vllm:MODEL`); None: vLLM's own default
+    tensor_parallel_size: int | None = None
+    gpu_memory_utilization: float | None = None
+    max_model_len: int | None = None
+    quantization: str | None = None
+    enforce_eager: bool = False
+    download_dir: str | None = None
 
 
 @dataclass(frozen=True)

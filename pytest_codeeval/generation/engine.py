@@ -1,5 +1,6 @@
 """Generation for a session: answer from the cache what it knows, start the backend only for the rest (load a
-model, or open endpoints), generate those, and account for it all (the `generation` section of the report)."""
+model in process, with transformers or vLLM, or open endpoints), generate those, and account for it all (the
+`generation` section of the report)."""
 
 from __future__ import annotations
 
@@ -35,13 +36,18 @@ def _plan(
     model: str, options: ModelOptions, server: ServerOptions, settings: GenerationSettings,
 ) -> tuple[str, dict[str, Any], Callable[[], Backend]]:
     """The backend's name, its identity (cheap: the cache is read before anything loads) and how to start it."""
+    from pytest_codeeval.generation import vllm_backend
+    from pytest_codeeval.generation.models import resolve_model
     from pytest_codeeval.generation.openai_backend import OpenAIBackend, is_server_model
 
     if is_server_model(model):
         backend = OpenAIBackend(model, server)  # opens no connection yet
         return "openai", backend.identity(), lambda: backend
-    from pytest_codeeval.generation.models import resolve_model
-
+    if vllm_backend.is_vllm_model(model):
+        spec = resolve_model(model.removeprefix(vllm_backend.PREFIX), options)
+        return "vllm", vllm_backend.vllm_identity(spec, options), lambda: vllm_backend.load(
+            spec, options, settings.precision
+        )
     spec = resolve_model(model, options)
 
     def load() -> Backend:

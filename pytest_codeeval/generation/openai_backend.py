@@ -109,6 +109,8 @@ class Usage:
     warnings: list[str] = field(default_factory=list)
 
 
+# A 5xx answer meaning the server's inference engine is gone (vLLM's EngineDeadError): no retry brings it back.
+ENGINE_DIED = ("EngineCore encountered an issue",)
 CONTEXT_ERRORS = (
     "maximum context length",
     "context length",
@@ -357,6 +359,9 @@ class OpenAIBackend:
                     raise _TooLong(detail) from None
                 if status != 429 and status < 500:
                     raise _Rejected(endpoint.url, status, detail) from None
+                if any(text in detail for text in ENGINE_DIED):
+                    self._engine_died(endpoint, f"HTTP {status}: {detail}")
+                    continue
                 answered, refusals = True, refusals + 1
                 delay = max(backoff(refusals - 1), retry_after(exc.response.headers) or 0.0)
                 error = f"HTTP {status}"
@@ -377,6 +382,20 @@ class OpenAIBackend:
                     f"--codeeval-base-url={endpoint.url}: a request was refused {refusals} times "
                     f"(last: {error}); the server is overloaded or failing: retry later or raise --codeeval-max-retries"
                 )
+
+    def _engine_died(self, endpoint: Endpoint, detail: str) -> None:
+        """Set the endpoint aside for good; the run stops on one line saying so when no other endpoint is left."""
+        with self.lock:
+            endpoint.streak = self.server.max_retries + 1
+            others = any(e.streak <= self.server.max_retries for e in self.endpoints)
+            if others:
+                self.stats.warnings.append(f"the engine of the server at {endpoint.url} died ({detail}); the other "
+                                           "endpoints took its requests")
+        if not others:
+            raise CodeevalError(
+                f"--codeeval-base-url={endpoint.url}: the server's inference engine died ({detail}); the cause is in "
+                "the server's log: restart the server, then rerun (finished completions are cached)"
+            )
 
     def _refusal(self, rejected: _Rejected) -> str:
         url, status, detail = rejected.url, rejected.status, rejected.detail

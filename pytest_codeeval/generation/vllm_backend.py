@@ -1,0 +1,206 @@
+"""vLLM in process (`--codeeval-model=vllm:MODEL`): one engine per process, every request of a call handed to it at
+once.
+
+vLLM's scheduler batches continuously and shares a prompt's KV cache among its samples (prefix caching), so the
+requests go in together and come out as each finishes, into the generation cache (an interrupted run keeps them).
+The model sees what the transformers backend's model sees: the same prompt text (generation/prompts.py and fim.py),
+tokenized by the same tokenizer call, handed over as token ids. Each sample carries its own seed (`row_seed`), so
+it does not depend on what else was selected or on batch composition. vLLM samples differently from the
+transformers backend, so the backend is part of the model's identity (the cache key)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.generation.models import ModelSpec, convert_gguf
+from pytest_codeeval.generation.prompts import format_prompt
+from pytest_codeeval.generation.transformers_backend import row_seed
+
+PREFIX = "vllm:"
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def is_vllm_model(name: str) -> bool:
+    return name.startswith(PREFIX)
+
+
+def vllm_identity(spec: ModelSpec, options: ModelOptions) -> dict[str, Any]:
+    """The model's identity with what changes vLLM's outputs besides it: the backend, quantization, an adapter."""
+    identity: dict[str, Any] = {"backend": "vllm", **spec.identity}
+    if options.quantization:
+        identity["quantization"] = options.quantization
+    if options.peft:
+        identity["adapter"] = options.peft
+    return identity
+
+
+_loaded: dict[tuple[Any, ...], VllmBackend] = {}
+
+
+def load(spec: ModelSpec, options: ModelOptions, precision: str) -> VllmBackend:
+    """The process's engine for this model, started on first use. A session's second generation pass (chained
+    tasks) reuses it; another model replaces it (vLLM gives an engine's GPU memory back only when it is dropped)."""
+    key = (spec.name, spec.source, spec.gguf_file, options, precision)
+    backend = _loaded.get(key)
+    if backend is not None:
+        backend.loads = 0
+        return backend
+    _loaded.clear()
+    backend = _loaded[key] = VllmBackend(spec, options, precision)
+    return backend
+
+
+def _lora_rank(adapter: str) -> int:
+    """vLLM sizes its LoRA buffers before it sees the adapter: the adapter's own rank, read off its config."""
+    config = Path(adapter, "adapter_config.json")
+    try:
+        return int(json.loads(config.read_text(encoding="utf-8"))["r"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise CodeevalError(
+            f"--codeeval-peft={adapter}: no LoRA adapter there (vLLM reads adapter_config.json and its rank 'r'); "
+            "pass a PEFT LoRA adapter directory"
+        ) from None
+
+
+class VllmBackend:
+    name = "vllm"
+    loads = 1
+
+    def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
+        rank = _lora_rank(options.peft) if options.peft else None
+        # vLLM's own log handler would hold the stream pytest captures, closed before vLLM's exit-time shutdown
+        # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
+        os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+        try:
+            import vllm
+        except ImportError:
+            raise CodeevalError(
+                f"--codeeval-model={PREFIX}{spec.name}: needs vLLM: pip install 'pytest-codeeval[vllm]' "
+                "(without a GPU, vLLM's CPU build: see docs/generation.md)"
+            ) from None
+        from vllm.platforms import current_platform
+
+        self.spec, self.options = spec, options
+        cpu = current_platform.is_cpu()
+        args: dict[str, Any] = {
+            "model": str(convert_gguf(spec)) if spec.gguf_file else spec.source,
+            "revision": options.revision,
+            "trust_remote_code": options.trust_remote_code,
+            # as the transformers backend: fp32 on a CPU when nothing is asked for, else the checkpoint's own
+            "dtype": DTYPES.get(precision, "float32" if cpu else "auto"),
+            "enforce_eager": options.enforce_eager,
+            "seed": 0,
+        }
+        given = {
+            "tensor_parallel_size": options.tensor_parallel_size,
+            "gpu_memory_utilization": options.gpu_memory_utilization,
+            "max_model_len": options.max_model_len,
+            "quantization": options.quantization,
+            "download_dir": options.download_dir,
+        }
+        args.update({name: value for name, value in given.items() if value is not None})
+        if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
+            args["enable_chunked_prefill"] = False
+        self.lora = None
+        if options.peft:
+            from vllm.lora.request import LoRARequest
+
+            args.update(enable_lora=True, max_lora_rank=rank)
+            self.lora = LoRARequest("codeeval-peft", 1, str(Path(options.peft).resolve()))
+        try:
+            self.llm = vllm.LLM(**args)
+        except (OSError, ValueError, RuntimeError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CodeevalError(f"--codeeval-model={PREFIX}{spec.name}: vLLM cannot load it: {first}") from None
+        self.engine = self.llm.llm_engine
+        self.tokenizer = self.llm.get_tokenizer()
+        self.max_model_len = int(self.engine.model_config.max_model_len)
+        self.version = vllm.__version__
+        self.ids = itertools.count()
+        self.too_long = 0
+        self.warnings: list[str] = []
+
+    def identity(self) -> dict[str, Any]:
+        return vllm_identity(self.spec, self.options)
+
+    def usage(self) -> dict[str, Any]:
+        return {"vllm": self.version, "max_model_len": self.max_model_len, "too_long": self.too_long,
+                "warnings": list(self.warnings)}
+
+    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+        """Every request in, then the engine stepped until the last is out; whatever is still running when the
+        caller stops (Ctrl-C, an error) is aborted, so that a later call starts from an idle engine."""
+        from vllm.v1.engine.exceptions import EngineDeadError
+
+        pending: dict[str, GenerationRequest] = {}
+        try:
+            for request in requests:
+                text = format_prompt(
+                    request.prompt, settings, self.tokenizer, answer_start=request.answer_start, suffix=request.suffix
+                )
+                ids = self.tokenizer(text)["input_ids"]
+                if len(ids) >= self.max_model_len:
+                    yield self._too_long(request, len(ids))
+                    continue
+                request_id = str(next(self.ids))
+                (prompt,) = self.llm.renderer.render_cmpl([{"prompt_token_ids": ids}])
+                self.engine.add_request(request_id, prompt, self._params(request, settings), lora_request=self.lora)
+                pending[request_id] = request
+            while pending:
+                for output in self.engine.step():
+                    if output.finished:
+                        sample = output.outputs[0]
+                        yield Completion(pending.pop(output.request_id), sample.text, len(sample.token_ids))
+        except EngineDeadError as exc:
+            pending.clear()  # nothing left to abort
+            raise CodeevalError(
+                f"--codeeval-model={PREFIX}{self.spec.name}: vLLM's engine died ({exc}); the completions finished "
+                "before it are in the generation cache"
+            ) from None
+        finally:
+            if pending:
+                with contextlib.suppress(EngineDeadError):  # Ctrl-C reaches the engine's processes too
+                    self.engine.abort_request(list(pending))
+
+    def _params(self, request: GenerationRequest, settings: GenerationSettings) -> Any:
+        """The request's stop words (kept in the text, as the transformers backend keeps them), its
+        fill-in-the-middle end tokens, and under sampling its own seed."""
+        from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
+
+        common: dict[str, Any] = {
+            "output_kind": RequestOutputKind.FINAL_ONLY,  # one output per request, when it is done
+            "max_tokens": settings.max_new_tokens,
+            "stop": [word for word in request.stop_words if word],
+            "include_stop_str_in_output": True,
+        }
+        if request.suffix is not None:
+            from pytest_codeeval.generation.fim import fim_end_ids, fim_format
+
+            family = fim_format(self.tokenizer, settings.fim_format)
+            common["stop_token_ids"] = sorted(fim_end_ids(self.tokenizer, family))
+        if not settings.sampling:
+            return SamplingParams(temperature=0.0, **common)
+        return SamplingParams(
+            temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
+            seed=row_seed(settings.seed, request), **common,
+        )
+
+    def _too_long(self, request: GenerationRequest, length: int) -> Completion:
+        """A prompt the context cannot hold gets an empty completion that is not cached, as with a server."""
+        self.too_long += 1
+        if self.too_long == 1:
+            self.warnings.append(
+                f"some prompts do not fit vLLM's context of {self.max_model_len} tokens; their samples got empty "
+                f"completions, not cached (first: {request.key.nodeid}, {length} tokens); raise "
+                "--codeeval-max-model-len if the model allows it"
+            )
+        return Completion(request, "", 0, cacheable=False)

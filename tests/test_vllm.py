@@ -1,0 +1,290 @@
+"""vLLM, real and without mocks, on the embedded model: the in-process backend (`--codeeval-model=vllm:MODEL`)
+against the transformers backend and against itself, and a vLLM OpenAI-compatible server for the `openai:`
+backend. vLLM's CPU build lives in its own environment (`make setup-vllm`), where `make test` runs this file; the
+option checks run in every environment."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import first_ids, problems
+from servers import VllmServer, embedded_dir, free_port
+
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.base import GenerationRequest, GenerationSettings, ModelOptions, ServerOptions
+from pytest_codeeval.samples import SampleKey
+from pytest_codeeval.tasks.base import stop_at_stop_words
+from pytest_codeeval.tasks.catalogue.humaneval import HumanEval
+
+pytestmark = pytest.mark.timeout(900)
+HAS_VLLM = importlib.util.find_spec("vllm") is not None
+needs_vllm = pytest.mark.skipif(
+    not HAS_VLLM, reason="vLLM is not installed here: `make setup-vllm` makes .venv-vllm, where `make test` runs this file"
+)
+HUMANEVAL = HumanEval()
+STOPS = tuple(HUMANEVAL.stop_words)
+TOKENS = 48
+ENGINE = ModelOptions(enforce_eager=True, max_model_len=2048)  # eager: the engine starts in a fraction of the time
+SAMPLED = {"max_new_tokens": 24, "n_samples": 3, "temperature": 1.0, "seed": 7}
+
+
+def requests(problem_ids: list[str], n_samples: int = 1, stop: tuple[str, ...] = STOPS) -> list[GenerationRequest]:
+    """HumanEval's requests as the task makes them (its prompt is stripped, as bigcode-evaluation-harness does)."""
+    return [GenerationRequest(SampleKey("humaneval", pid, i), HUMANEVAL.get_prompt(problems()[pid]), stop)
+            for pid in problem_ids for i in range(n_samples)]
+
+
+def texts(backend: Any, reqs: list[GenerationRequest], **settings: Any) -> dict[SampleKey, str]:
+    return {c.request.key: c.text for c in backend.generate(reqs, GenerationSettings(precision="fp32", **settings))}
+
+
+def cut(found: dict[SampleKey, str]) -> dict[SampleKey, str]:
+    """What the task keeps of each text: the backends differ in what they return past a stop word."""
+    return {key: stop_at_stop_words(text, STOPS) for key, text in found.items()}
+
+
+@pytest.fixture(scope="module")
+def model_dir() -> Path:
+    return embedded_dir()
+
+
+@pytest.fixture(scope="module")
+def transformers(model_dir: Path) -> Any:
+    from pytest_codeeval.generation.models import resolve_model
+    from pytest_codeeval.generation.transformers_backend import TransformersBackend
+
+    return TransformersBackend(resolve_model(str(model_dir), ModelOptions()), ModelOptions(), "fp32")
+
+
+@pytest.fixture(scope="module")
+def reference(transformers: Any) -> dict[SampleKey, str]:
+    """The transformers backend's greedy completions of the first 16 HumanEval problems."""
+    return texts(transformers, requests(first_ids(16)), max_new_tokens=TOKENS)
+
+
+@pytest.fixture(scope="module")
+def engine(model_dir: Path) -> Any:
+    from pytest_codeeval.generation import vllm_backend
+
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; the CPU build's default takes far more
+    from pytest_codeeval.generation.models import resolve_model
+
+    return vllm_backend.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
+
+
+@needs_vllm
+def test_greedy_equals_the_transformers_backend_on_16_prompts(reference: dict, engine: Any) -> None:
+    found = texts(engine, requests(first_ids(16)), max_new_tokens=TOKENS)
+    assert cut(found) == cut(reference)
+    assert all(found.values()) and sum(bool(text.strip()) for text in cut(found).values()) >= 5
+
+
+@needs_vllm
+def test_prompt_formats_are_built_as_the_transformers_backend_builds_them(transformers: Any, engine: Any) -> None:
+    reqs = requests(first_ids(2))
+    chat = {"max_new_tokens": 16, "chat_template": True}
+    wrapped = {"max_new_tokens": 16, "prefix": "# Python 3\n",
+               "instruction_tokens": ("<|im_start|>user\n", "<|im_end|>\n", "<|im_start|>assistant\n")}
+    for settings in (chat, wrapped):
+        assert cut(texts(engine, reqs, **settings)) == cut(texts(transformers, reqs, **settings))
+
+
+@needs_vllm
+def test_sampling_is_reproducible_and_independent_of_selection_and_batch(engine: Any) -> None:
+    everything = texts(engine, requests(first_ids(4), 3), **SAMPLED)
+    crowded = requests(first_ids(8), 3)[::-1]  # other problems in the same batch, in another order
+    assert {k: v for k, v in texts(engine, crowded, **SAMPLED).items() if k in everything} == everything
+    subset = [r for r in requests(first_ids(4), 3) if r.key.index == 1 or r.key.problem.endswith("/2")]
+    assert texts(engine, subset, **SAMPLED) == {r.key: everything[r.key] for r in subset}
+    assert len({everything[SampleKey("humaneval", "HumanEval/0", i)] for i in range(3)}) > 1  # samples differ
+    assert texts(engine, requests(first_ids(4), 3), **{**SAMPLED, "seed": 8}) != everything
+
+
+@needs_vllm
+def test_stop_words_end_each_sample_and_max_tokens_bounds_it(engine: Any) -> None:
+    reqs = requests(first_ids(4), stop=())
+    free = {c.request.key: c for c in engine.generate(reqs, GenerationSettings(max_new_tokens=30))}
+    assert all(0 < c.tokens <= 30 for c in free.values())
+    word = max((c.text[3:6] for c in free.values() if len(c.text) > 10), key=len)
+    stopped = texts(engine, requests(first_ids(4), stop=(word,)), max_new_tokens=30)
+    assert any(text.endswith(word) for text in stopped.values())
+    for key, text in stopped.items():
+        assert free[key].text.startswith(text)
+        assert text.endswith(word) or word not in free[key].text[: len(text) + len(word)]
+
+
+@needs_vllm
+def test_fill_in_the_middle_where_the_model_has_the_tokens(transformers: Any, engine: Any) -> None:
+    from pytest_codeeval.generation.fim import FIM_FORMATS, detect_fim_format
+
+    if detect_fim_format(engine.tokenizer) is None:
+        pytest.skip("the embedded SmolLM2's tokenizer has no fill-in-the-middle tokens of any known family "
+                    f"({', '.join(FIM_FORMATS)}): there is no FIM prompt to build")
+    reqs = [GenerationRequest(SampleKey("fim", pid, 0), problems()[pid]["prompt"], (), suffix="\n    return result\n")
+            for pid in first_ids(3)]
+    assert texts(engine, reqs, max_new_tokens=24) == texts(transformers, reqs, max_new_tokens=24)
+
+
+@needs_vllm
+def test_a_prompt_longer_than_the_context_gets_an_empty_uncached_completion(engine: Any) -> None:
+    long = GenerationRequest(SampleKey("humaneval", "long", 0), "x = 1\n" * 1500, STOPS)
+    found = {c.request.key.problem: c for c in engine.generate([long, *requests(first_ids(1))], GenerationSettings(max_new_tokens=8))}
+    assert (found["long"].text, found["long"].cacheable) == ("", False)
+    assert found["HumanEval/0"].cacheable and found["HumanEval/0"].tokens > 0
+    usage = engine.usage()
+    assert usage["too_long"] == 1 and "do not fit vLLM's context of 2048 tokens" in usage["warnings"][0]
+
+
+def report_of(pytester: pytest.Pytester, model: str, *args: str) -> dict:
+    report = pytester.path / "r.json"
+    report.unlink(missing_ok=True)
+    result = pytester.runpytest_subprocess(
+        f"--codeeval-model={model}", "--codeeval-tasks=humaneval", "--codeeval-limit=3", "--codeeval-n-samples=3",
+        "--codeeval-temperature=1.0", "--codeeval-seed=7", "--codeeval-max-new-tokens=24", f"--codeeval-report={report}",
+        f"--codeeval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", *args,
+    )
+    assert result.ret in (0, 1), result.stdout.str()[-3000:] + result.stderr.str()[-3000:]
+    return json.loads(report.read_text())
+
+
+def solutions(report: dict) -> dict[SampleKey, str]:
+    return {SampleKey("humaneval", pid, s["index"]): s["solution"]
+            for pid, p in report["tasks"]["humaneval"]["problems"].items() for s in p["samples"]}
+
+
+@needs_vllm
+def test_a_run_under_xdist_gives_the_engines_samples_and_caches_them_as_vllms(
+    pytester: pytest.Pytester, model_dir: Path, engine: Any
+) -> None:
+    vllm = f"vllm:{model_dir}"
+    first = report_of(pytester, vllm, "--codeeval-enforce-eager", "--codeeval-max-model-len=2048", "-n", "2")
+    generation = first["generation"]
+    assert generation["backend"] == "vllm" and generation["vllm"] and generation["max_model_len"] == 2048
+    assert (generation["model_loads"], generation["generated"], generation["cached"]) == (1, 9, 0)
+    reqs = {r.key: r for r in requests(first_ids(3), 3)}
+    expected = {key: reqs[key].prompt + text for key, text in cut(texts(engine, list(reqs.values()), **SAMPLED)).items()}
+    assert solutions(first) == expected
+    again = report_of(pytester, vllm, "--codeeval-enforce-eager", "--codeeval-max-model-len=2048")["generation"]
+    assert (again["model_loads"], again["generated"], again["cached"]) == (0, 0, 9)  # no engine started
+    other = report_of(pytester, str(model_dir))["generation"]  # the transformers backend: not vLLM's samples
+    assert (other["backend"], other["generated"], other["cached"]) == ("transformers", 9, 0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--codeeval-model=vllm:m", "--codeeval-tensor-parallel-size=0"), "--codeeval-tensor-parallel-size=0: expected at least 1 GPU"),
+    (("--codeeval-model=vllm:m", "--codeeval-gpu-memory-utilization=1.5"), "--codeeval-gpu-memory-utilization=1.5: expected a fraction*"),
+    (("--codeeval-model=vllm:m", "--codeeval-max-model-len=0"), "--codeeval-max-model-len=0: expected a positive number of tokens"),
+    (("--codeeval-model=smollm2-135m", "--codeeval-enforce-eager"), "--codeeval-enforce-eager sets vLLM's engine: it needs --codeeval-model=vllm:MODEL"),
+    (("--codeeval-model=openai:m", "--codeeval-quantization=awq"), "--codeeval-quantization sets vLLM's engine: it needs --codeeval-model=vllm:MODEL"),
+    (("--codeeval-model=vllm:m", "--codeeval-load-in-8bit"), "--codeeval-load-in-8bit is for the transformers backend; with --codeeval-model=vllm:m use --codeeval-quantization"),
+    (("--codeeval-model=vllm:m", "--codeeval-devices=cpu,cpu"), "--codeeval-devices is for the transformers backend; with --codeeval-model=vllm:m use --codeeval-tensor-parallel-size"),
+    (("--codeeval-model=vllm:smollm2-135m", "--codeeval-peft=/no/such/adapter"), "--codeeval-peft=/no/such/adapter: no LoRA adapter there*"),
+    (("--codeeval-model=vllm:/no/such/dir",), "--codeeval-model=/no/such/dir: no such directory or file"),
+])
+def test_bad_vllm_options_are_one_line_errors(pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
+    result = pytester.runpytest_subprocess(*args, "--codeeval-limit=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.skipif(HAS_VLLM, reason="vLLM is installed here")
+def test_without_vllm_the_error_names_the_install(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--codeeval-model=vllm:smollm2-135m", "--codeeval-limit=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --codeeval-model=vllm:smollm2-135m: needs vLLM: pip install 'pytest-codeeval?vllm?' (without a GPU, vLLM's CPU build: see docs/generation.md)"])  # ? for fnmatch's brackets
+
+
+# -- a real vLLM server for the openai: backend ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VllmServer]:
+    """Started once (on first use) for the module; the last test kills its engine."""
+    running = VllmServer(model_dir, tmp_path_factory.mktemp("vllm-serve"))
+    yield running
+    running.stop()
+
+
+def through(server: VllmServer | str, model_dir: Path, reqs: list[GenerationRequest], *, urls: tuple[str, ...] = (),
+            chat: bool = False, **settings: Any) -> tuple[dict[SampleKey, str], dict]:
+    from pytest_codeeval.generation.engine import generate
+
+    options = ServerOptions(base_urls=urls or (server if isinstance(server, str) else server.url,), chat=chat,
+                            max_retries=1)
+    done, stats = generate(f"openai:{model_dir}", reqs, GenerationSettings(**settings), ModelOptions(), None,
+                           server=options)
+    return {key: c.text for key, c in done.items()}, stats.to_dict()
+
+
+@needs_vllm
+def test_vllm_server_greedy_equals_in_process_and_n_samples_come_in_one_request(
+    server: VllmServer, model_dir: Path, reference: dict
+) -> None:
+    greedy, _ = through(server, model_dir, requests(first_ids(16)), max_new_tokens=TOKENS)
+    assert greedy == cut(reference)
+    reqs = requests(first_ids(3), 4, stop=())  # whole texts: a stop word can leave several samples empty
+    sampled, stats = through(server, model_dir, reqs, max_new_tokens=24, n_samples=4, temperature=0.8, seed=3)
+    assert stats["requests"] == 3 and stats["extra_requests_for_n"] == 0 and stats["generated"] == 12
+    assert all(len({sampled[SampleKey("humaneval", pid, i)] for i in range(4)}) > 1 for pid in first_ids(3))
+    assert not stats["warnings"]
+    again, _ = through(server, model_dir, reqs, max_new_tokens=24, n_samples=4, temperature=0.8, seed=3)
+    assert again == sampled  # seeded, and the engine survives seeded requests in flight together
+
+
+@needs_vllm
+def test_vllm_server_chat_replies_continue_the_prompt(server: VllmServer, model_dir: Path) -> None:
+    replies, stats = through(server, model_dir, requests(first_ids(2)), chat=True, max_new_tokens=96)
+    assert stats["generated"] == 2 and stats["completion_tokens"] > 0
+    assert all("```" not in text for text in replies.values())
+
+
+@needs_vllm
+def test_a_dead_endpoint_beside_a_vllm_server_and_alone(server: VllmServer, model_dir: Path, reference: dict) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    reqs = requests(first_ids(4))
+    found, stats = through(server, model_dir, reqs, urls=(dead, server.url), max_new_tokens=TOKENS)
+    assert found == {r.key: cut(reference)[r.key] for r in reqs}
+    assert stats["endpoints"][dead]["failures"] >= 1 and stats["endpoints"][dead]["requests"] < len(reqs) * 2
+    with pytest.raises(CodeevalError, match=r"no answer from http://127\.0\.0\.1:\d+/v1: each failed 2 times in a row"):
+        through(dead, model_dir, reqs, max_new_tokens=TOKENS)
+
+
+@needs_vllm
+def test_a_server_whose_engine_dies_mid_run_is_one_line_and_keeps_what_was_done(
+    pytester: pytest.Pytester, server: VllmServer, model_dir: Path
+) -> None:
+    """Last: it kills the server's engine (vLLM then shuts the server down)."""
+    url, cache = server.url, pytester.path / "cache" / "completions.jsonl"
+    command = [sys.executable, "-m", "pytest", f"--codeeval-model=openai:{model_dir}", "--codeeval-tasks=humaneval",
+               "--codeeval-limit=16", "--codeeval-max-new-tokens=128", "--codeeval-concurrency=2",
+               f"--codeeval-base-url={url}", f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider"]
+    with (pytester.path / "out").open("w") as out, (pytester.path / "err").open("w") as err:
+        run = subprocess.Popen(command, cwd=pytester.path, stdout=out, stderr=err, env=os.environ)
+    deadline = time.monotonic() + 300
+    while not (cache.exists() and cache.read_text().count("\n") >= 1):
+        assert run.poll() is None and time.monotonic() < deadline, (pytester.path / "err").read_text()[-3000:]
+        time.sleep(0.1)
+    engines = server.engine_pids()
+    assert engines, server.log()[-2000:]
+    for pid in engines:
+        os.kill(pid, signal.SIGKILL)
+    assert run.wait(timeout=300) == pytest.ExitCode.USAGE_ERROR, (pytester.path / "out").read_text()[-3000:]
+    errors = (pytester.path / "err").read_text()
+    lines = [line for line in errors.splitlines() if line.startswith("ERROR:")]
+    assert len(lines) == 1 and lines[0].startswith(
+        f"ERROR: --codeeval-base-url={url}: the server's inference engine died (HTTP 500: EngineCore encountered an issue"
+    ), errors[-3000:]
+    assert "Traceback" not in errors + (pytester.path / "out").read_text()
+    kept = cache.read_text().count("\n")
+    assert 1 <= kept < 16  # what finished before the engine died is cached
