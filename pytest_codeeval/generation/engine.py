@@ -82,10 +82,7 @@ def generate(
             missing.append(request)
     stats.cached = len(done)
     if missing:
-        try:
-            _generate_missing(start, missing, effective, keys, cache, done, stats)
-        except CodeevalError as exc:
-            raise GenerationStopped(f"{exc}; {_kept(stats, len(requests), cache_dir)}", stats) from None
+        _generate_missing(start, missing, effective, keys, cache, done, stats)
     return done, stats
 
 
@@ -128,6 +125,9 @@ def _generate_missing(
                     bar.update(1)
                     if lines is not None:
                         lines.update(completion.tokens)
+    except CodeevalError as exc:  # generation broke off (a backend that could not start says so as it is)
+        directory = cache.path.parent if cache is not None else None
+        raise GenerationStopped(f"{exc}; {_kept(stats, stats.cached + len(missing), directory)}", stats) from None
     finally:
         stats.seconds = round(time.perf_counter() - started, 3)
         stats.model_loads += backend.loads

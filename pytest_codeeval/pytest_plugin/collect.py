@@ -65,13 +65,15 @@ class TaskCollector(pytest.Module):
             task = self.benchmark.task(self.name)
             reason = task.unsupported() or task.unavailable()
             problems = [] if reason else self.benchmark.problems(self.name)
+            # the reference's solutions are made here (a template naming a missing column fails now, one line)
+            unsolved = self.benchmark.without_solutions(task, problems) if problems and not reason else 0
         except DataUnavailable as exc:  # named: a usage error; matched by a glob or family: skipped, the rest run
             if self.benchmark.named(self.name):
                 raise bad_input(self, exc) from None
-            reason = exc.reason
+            reason, unsolved = exc.reason, 0
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
-        if not reason and problems and self.benchmark.without_solutions(task, problems) == len(problems):
+        if unsolved and unsolved == len(problems):
             if self.benchmark.named(self.name):
                 raise bad_input(self, CodeevalError(f"{self.name}: {NO_SOLUTIONS}")) from None
             reason = NO_SOLUTIONS
@@ -91,7 +93,11 @@ class ProblemCollector(pytest.Collector):
     def collect(self) -> Iterator[pytest.Item]:
         task = self.benchmark.task(self.problem.task)
         reason = task.unavailable(self.problem.doc)
-        if not reason and self.benchmark.without_solutions(task, [self.problem]):
+        try:
+            unsolved = not reason and self.benchmark.without_solutions(task, [self.problem])
+        except CodeevalError as exc:
+            raise bad_input(self, exc) from None
+        if unsolved:
             reason = "no reference solution for this problem (--codeeval-model=reference)"
         if reason:
             pytest.skip(f"{self.problem.task}: {reason}")
