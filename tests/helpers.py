@@ -40,3 +40,16 @@ def translated(language: str, prompt: str, tests: str, entry_point: str = "f") -
     source = f"{prompt}    ### Canonical solution below ###\n    pass\n\n### Unit tests below ###\n{tests}\n"
     source += f"def test_check():\n    check({entry_point})\n"
     return translate_original(get_language(language), Original(f"HumanEval_0_{entry_point}", source))
+
+
+def language_or_skip(name: str):
+    """The language `name`, or the test skipped naming what to install where its toolchain is missing."""
+    import pytest
+
+    from pytest_codeeval.languages import get_language
+
+    language = get_language(name)
+    missing = language.unavailable()
+    if missing:
+        pytest.skip(missing)
+    return language

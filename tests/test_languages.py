@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import language_or_skip
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.languages import MODULES, get_language
@@ -39,14 +40,6 @@ SYNTAX = {
 
 def sample(name: str, kind: str) -> str:
     return SAMPLES[name]["program"].replace("{body}", SAMPLES[name][kind])
-
-
-def language_or_skip(name: str):
-    language = get_language(name)
-    missing = language.unavailable()
-    if missing:
-        pytest.skip(missing)
-    return language
 
 
 @pytest.mark.parametrize("kind", ["ok", "fail", "nocomp", "loop"])

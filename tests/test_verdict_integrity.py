@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import report, write_jsonl
+from helpers import language_or_skip, report, write_jsonl
 
 from pytest_codeeval.languages import MODULES, get_language
 from pytest_codeeval.languages.translate import rows
@@ -117,19 +117,11 @@ def _program(name: str, completion: str) -> str:
     return row["prompt"] + completion + "\n" + row["tests"]
 
 
-def _language_or_skip(name: str):
-    language = get_language(name)
-    missing = language.unavailable()
-    if missing:
-        pytest.skip(missing)
-    return language
-
-
 @pytest.mark.parametrize(("name", "attack", "completion", "why"), ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in ATTACKS])
 def test_a_wrong_program_that_exits_with_0_fails(name: str, attack: str, completion: str, why: str | None) -> None:
     from pytest_codeeval.languages import proof
 
-    language = _language_or_skip(name)
+    language = language_or_skip(name)
     outcome = language.run(_program(name, completion), Limits(cpu_seconds=5), get_executor("strict"))
     details = {"unfinished": proof.UNFINISHED, "disabled": proof.NEUTERED, "not run": proof.NOT_RUN, "hidden": proof.HIDDEN}
     detail = details.get(why or "")
@@ -163,7 +155,7 @@ def test_every_language_proves_multipl_e_programs(name: str) -> None:
 
 def test_an_unproven_form_says_so_in_its_detail() -> None:
     """A program whose tests are in no form its language proves passes on its exit status, and says so."""
-    language = _language_or_skip("sh")
+    language = language_or_skip("sh")
     outcome = language.run("true\n", Limits(cpu_seconds=2), get_executor("strict"))
     assert (outcome.status, outcome.detail.split(" (")[0]) == ("passed", "ok")
     assert "exit status only" in outcome.detail
@@ -188,7 +180,7 @@ def test_the_token_reaches_an_argv_program_once(command: str, proof: bool, statu
 
 def test_verdicts_of_proven_samples_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """A correct sample passes and an exiting one fails, with its detail, when samples are judged on two workers."""
-    _language_or_skip("js")
+    language_or_skip("js")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     completions = [COMPLETIONS["js"]["ok"], "  process.exit(0);\n}\n"]
     rows = [{"task": "multiple-js", "task_id": "HumanEval_0_has_close_elements", "completion": c} for c in completions]
