@@ -346,12 +346,15 @@ class OpenAIBackend:
         refusals = 0
         while True:
             endpoint = self._pick()
+            failures_before = endpoint.failures
             answered = False
             try:
                 chat = self.server.chat
                 create = endpoint.client.chat.completions.create if chat else endpoint.client.completions.create
                 response = create(**payload)
-                endpoint.streak = 0
+                with self.lock:  # a reply to a request sent before a newer failure says nothing of the endpoint now
+                    if endpoint.failures == failures_before:
+                        endpoint.streak = 0
                 return response
             except openai.APIStatusError as exc:
                 status, detail = exc.status_code, _detail(exc)
