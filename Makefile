@@ -121,7 +121,7 @@ test: setup setup-vllm
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
-	$(VLLM_VENV)/bin/python -m pytest tests/test_vllm.py -q -k 'not bad_vllm_options'
+	$(VLLM_VENV)/bin/python -m pytest tests/generation/test_vllm.py -q -k 'not bad_vllm_options'
 	$(BIN)/python benchmarks/gpu_check.py --smoke
 
 bench: setup setup-vllm

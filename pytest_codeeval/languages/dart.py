@@ -2,7 +2,7 @@
 helpers throw on a mismatch).
 
 Debian does not package the Dart SDK, so this runner has not run on this project's machines: its script and its
-reading of Dart's reports are tested on made-up results (tests/test_language_dart.py), its translator against
+reading of Dart's reports are tested on made-up results (tests/languages/test_dart.py), its translator against
 MultiPL-E's builder as read."""
 
 from __future__ import annotations

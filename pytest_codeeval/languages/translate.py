@@ -1,6 +1,6 @@
 """MultiPL-E's originals (Python problems) to another language, exactly as MultiPL-E's dataset builder turns them
 into the hub's `humaneval-<lang>` and `mbpp-<lang>` rows (`--doctests transform`, `--prompt-terminology reworded`,
-at nuprl/MultiPL-E commit 8963d9a4c13b9cafad622273251bdadd3056c131). tests/test_multiple_rows.py holds every
+at nuprl/MultiPL-E commit 8963d9a4c13b9cafad622273251bdadd3056c131). tests/languages/test_builder_rows.py holds every
 language to the builder's own output, row by row.
 
 The walk, for one original (`translate_original`):

@@ -1,0 +1,194 @@
+"""A pass is proven, not inferred (languages/proof.py): in every language, wrong completions of HumanEval/0
+(has_close_elements) that end with exit status 0 without their tests having run and passed, each of which MultiPL-E's
+evaluator (and this project before the proof) passed, are failed, with the detail saying why. A language whose
+toolchain is missing here is skipped with the line that names the package to install."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from helpers import language_or_skip, report, write_jsonl
+
+from pytest_codeeval.languages import MODULES, get_language
+from pytest_codeeval.languages.translate import rows
+from pytest_codeeval.sandbox import get_executor
+from pytest_codeeval.sandbox.api import ExecRequest, Limits
+
+pytestmark = pytest.mark.timeout(600)
+COMPLETIONS = json.loads((Path(__file__).parents[1] / "data" / "multiple" / "completions.json").read_text())
+
+# (language, attack, completion, why it fails: "unfinished" (no completion report), "disabled" (a false assertion
+# did not fail), "not run" (the runner skipped the tests), "hidden" (failures counted, their report hidden), or
+# None (any failure: the language's own report))
+ATTACKS = [
+    # -- exits before or instead of the tests' end
+    ("js", "process.exit", "  process.exit(0);\n}\n", "unfinished"),
+    ("js", "exitCode-in-exit-hook", '  process.on("exit", () => { process.exitCode = 0; });\n  return false;\n}\n',
+     "unfinished"),
+    ("ts", "process.exit", "  (globalThis as any).process.exit(0);\n  return false;\n}\n", "unfinished"),
+    ("java", "System.exit", "        System.exit(0); return false;\n", "unfinished"),
+    ("java", "exit-in-static-init", "        return false;\n    }\n    static { System.exit(0); }\n    static void f() {\n",
+     "unfinished"),
+    ("java", "shutdown-hook-halt", "        return false;\n    }\n    static { Runtime.getRuntime().addShutdownHook("
+     "new Thread(() -> Runtime.getRuntime().halt(0))); }\n    static void f() {\n", "unfinished"),
+    ("cpp", "exit", "    exit(0);\n", "unfinished"),
+    ("cpp", "sigabrt-handler", "    return false;\n}\nstatic int hook = (signal(SIGABRT, [](int) { _Exit(0); }), 0);\n"
+     "void f() {\n", "unfinished"),
+    ("rs", "process::exit", "    std::process::exit(0);\n", "unfinished"),
+    ("rs", "panic-hook-exit", "    std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n    false\n", "unfinished"),
+    ("rb", "exit", "  exit 0\nend\n", "unfinished"),
+    ("rb", "at_exit-exit!", "  false\nend\nat_exit { exit!(0) }\n", "unfinished"),
+    ("php", "exit", "    exit(0);\n}\n", "unfinished"),
+    ("php", "shutdown-function", "    return false;\n}\nregister_shutdown_function(function () { exit(0); });\n",
+     "unfinished"),
+    ("php", "exception-handler", "    return false;\n}\nset_exception_handler(function ($e) { exit(0); });\n",
+     "unfinished"),
+    ("sh", "exit", "    echo false\n}\nexit 0\nf() {\n    :\n", "unfinished"),
+    ("sh", "trap-exit", '    echo false\n}\ntrap "exit 0" EXIT\n', "unfinished"),
+    ("pl", "exit", "    exit 0;\n}\n", "unfinished"),
+    ("pl", "END-block", "    return 0;\n}\nEND { $? = 0; }\n", "unfinished"),
+    ("lua", "os.exit", "    return false\nend\nos.exit(0)\n", "unfinished"),
+    ("r", "quit", '  FALSE\n}\nquit(save = "no", status = 0)\n', "unfinished"),
+    ("rkt", "exit", "  #f)\n(exit 0)\n", "unfinished"),
+    ("cs", "Environment.Exit", "        Environment.Exit(0); return false;\n", "unfinished"),
+    ("d", "exit", "{\n    import core.stdc.stdlib : exit; exit(0); return false;\n}\n", "unfinished"),
+    ("scala", "System.exit", "        System.exit(0); false\n", "unfinished"),
+    ("ml", "exit", " exit 0\n", "unfinished"),
+    ("elixir", "System.halt", "    System.halt(0)\n  end\nend\n", "unfinished"),
+    ("clj", "fake-summary-then-exit", '  false)\n(println "0 failures, 0 errors.")\n(System/exit 0)\n', "unfinished"),
+    # -- the tests swallowed
+    ("sh", "unterminated-here-document", "    echo false\n}\n: <<'EOF'\n", "unfinished"),
+    ("rb", "__END__", "  false\nend\n__END__\n", "unfinished"),
+    ("pl", "__END__", "    return 0\n}\n__END__\n", "unfinished"),
+    ("php", "__halt_compiler", "    return false;\n}\n__halt_compiler();\n", "unfinished"),
+    ("d", "__EOF__", "{\n    return false;\n}\n__EOF__\n", "unfinished"),
+    ("cpp", "main-renamed", "    return false;\n}\nint main() { return 0; }\n#define main unused_main\nvoid f() {\n",
+     "unfinished"),
+    # our own TestMain (in a file beside the program) makes a program's TestMain a build error: the defence is the build
+    ("go", "TestMain-without-m.Run", "    return false\n}\n\nfunc TestMain(m *testing.M) {\n}\n", "build"),
+    # -- the assertions neutered
+    ("js", "deepEqual-replaced", '  return false;\n}\nrequire("node:assert").deepEqual = () => {};\n', "disabled"),
+    ("js", "test-function-replaced", "  return false;\n}\nvar test = () => {};\n", "not run"),
+    ("pl", "test-sub-replaced", "    return 0;\n}\nno warnings;\n*testhumaneval = sub { 1 };\n", "not run"),
+    ("ts", "deepEqual-replaced", '  return false;\n}\n(require as any)("node:assert").deepEqual = () => {};\n',
+     "disabled"),
+    ("cpp", "assert-redefined", "    return false;\n}\n#undef assert\n#define assert(x) ((void)(x))\nvoid f() {\n",
+     "disabled"),
+    ("rs", "assert_eq-shadowed", "    false\n}\nmacro_rules! assert_eq { ($($t:tt)*) => {} }\nfn f() {\n", "disabled"),
+    ("rb", "assert_equal-replaced", '  false\nend\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
+     "  def assert_equal(*) end\nend\n", "disabled"),
+    ("sh", "set-shadowed", "    echo false\n}\nset() { :; }\nf() {\n    :\n", "disabled"),
+    ("sh", "err-trap-returns", '    echo false\n}\nset -o errtrace\ntrap "return 0" ERR\nf() {\n    :\n', "disabled"),
+    ("pl", "eq_deeply-replaced", "    return 0;\n}\nno warnings;\n*main::eq_deeply = sub { 1 };\n", "disabled"),
+    ("pl", "exit-overridden", "    return 0;\n}\nBEGIN { *CORE::GLOBAL::exit = sub { 1 } }\n", "disabled"),
+    ("lua", "assertEquals-patched", '    return false\nend\nlocal lu = require("luaunit")\nlu.assertEquals = function() end\n',
+     "disabled"),
+    ("lua", "LuaUnit.run-patched", '    return false\nend\nlocal lu = require("luaunit")\n'
+     "lu.LuaUnit.run = function() return 0 end\n", "not run"),
+    ("r", "stopifnot-replaced", "  FALSE\n}\nstopifnot <- function(...) invisible(NULL)\n", "disabled"),
+    ("r", "isTRUE-replaced", "  FALSE\n}\nisTRUE <- function(x) TRUE\n", "disabled"),
+    ("rkt", "check-within-redefined", "  #f)\n(define (check-within . _) (void))\n", "disabled"),
+    ("rkt", "check-handler-silenced", "  #f)\n(current-check-handler void)\n", "hidden"),
+    ("cs", "stderr-silenced", "        Console.SetError(System.IO.TextWriter.Null); return false;\n", "hidden"),
+    ("cs", "Trace.Listeners.Clear", "        Trace.Listeners.Clear(); return false;\n", "disabled"),
+    ("scala", "assert-shadowed", "        false\n    }\n    def assert(b: Boolean): Unit = ()\n    def f() = {\n",
+     "disabled"),
+    ("ml", "equality-redefined", " false\nlet (=) _ _ = true\n", "disabled"),
+    ("elixir", "ExUnit-excluded", "    false\n  end\nend\nExUnit.start()\nExUnit.configure(exclude: [:test])\n",
+     "not run"),
+    ("elixir", "ExUnit.Assertions-replaced", "    false\n  end\nend\nCode.compiler_options(ignore_module_conflict: true)\n"
+     "defmodule ExUnit.Assertions do\n  defmacro assert(_), do: true\n  defmacro __using__(_), do: nil\nend\n",
+     "disabled"),
+    ("clj", "report-fail-redefined", "  false)\n(require (quote clojure.test))\n(defmethod clojure.test/report :fail [m] nil)\n",
+     "disabled"),
+]
+
+
+@cache
+def _row(name: str) -> dict:
+    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == "HumanEval_0_has_close_elements")
+
+
+def _program(name: str, completion: str) -> str:
+    row = _row(name)
+    return row["prompt"] + completion + "\n" + row["tests"]
+
+
+@pytest.mark.parametrize(("name", "attack", "completion", "why"), ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in ATTACKS])
+def test_a_wrong_program_that_exits_with_0_fails(name: str, attack: str, completion: str, why: str | None) -> None:
+    from pytest_codeeval.languages import proof
+
+    language = language_or_skip(name)
+    outcome = language.run(_program(name, completion), Limits(cpu_seconds=5), get_executor("strict"))
+    details = {"unfinished": proof.UNFINISHED, "disabled": proof.NEUTERED, "not run": proof.NOT_RUN, "hidden": proof.HIDDEN}
+    detail = details.get(why or "")
+    assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
+    # an attack that does not build proves nothing about the verdict (it must run and be caught), unless the build
+    # failure is the defence
+    built = not outcome.detail.startswith(("compile error", "syntax error"))
+    assert built == (why != "build"), (outcome.detail, outcome.output[-2000:])
+    if detail:
+        assert outcome.detail == detail, outcome.output[-2000:]
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {"py"}))
+def test_every_language_proves_multipl_e_programs(name: str) -> None:
+    """The epilogue is built for MultiPL-E's rows in every language (jl, swift and dart included, whose toolchains
+    may be absent): the request carries the proof, the row's tests stay as they are in the program, and a correct
+    program passes with the plain detail where the toolchain is here."""
+    language = get_language(name)
+    program = _program(name, COMPLETIONS[name]["ok"])
+    proven = language.proof(program)
+    assert proven is not None
+    request = language.request(program, Limits(cpu_seconds=5), network=False)
+    assert request.proof
+    source = dict(request.files)[request.filename].decode()
+    assert _row(name)["tests"].strip().split("\n")[1] in source  # the tests' text, unchanged in the built program
+    if language.unavailable():
+        return
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"))
+    assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output[-2000:]
+
+
+def test_an_unproven_form_says_so_in_its_detail() -> None:
+    """A program whose tests are in no form its language proves passes on its exit status, and says so."""
+    language = language_or_skip("sh")
+    outcome = language.run("true\n", Limits(cpu_seconds=2), get_executor("strict"))
+    assert (outcome.status, outcome.detail.split(" (")[0]) == ("passed", "ok")
+    assert "exit status only" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("command", "proof", "status", "completed"),
+    [
+        ("cat <&4 >&3", True, 0, True),  # the token copied once: the program proved its end
+        ("cat <&4 >/dev/null; cat <&4 >&3", True, 0, False),  # readable once: a second read finds nothing
+        ("printf 00000000000000000000000000000000 >&3", True, 0, False),  # a guessed token
+        ("cat <&4", False, 2, False),  # without proof, 3 and 4 are closed in the program ...
+        ("true", False, 0, True),  # ... and its exit status decides
+    ],
+    ids=["token-copied", "token-read-twice", "token-guessed", "no-proof-no-descriptors", "no-proof-exit-status"],
+)
+def test_the_token_reaches_an_argv_program_once(command: str, proof: bool, status: int, completed: bool) -> None:
+    request = ExecRequest(argv=("/bin/sh", "-c", command), limits=Limits(cpu_seconds=2), proof=proof)
+    result = get_executor("strict").run(request)
+    assert (result.exit_code, result.completed) == (status, completed), result.stderr
+
+
+def test_verdicts_of_proven_samples_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A correct sample passes and an exiting one fails, with its detail, when samples are judged on two workers."""
+    language_or_skip("js")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    completions = [COMPLETIONS["js"]["ok"], "  process.exit(0);\n}\n"]
+    rows = [{"task": "multiple-js", "task_id": "HumanEval_0_has_close_elements", "completion": c} for c in completions]
+    write_jsonl(pytester.path / "gen.jsonl", rows)
+    result = pytester.runpytest("--codeeval-load-generations=gen.jsonl", "--codeeval-tasks=multiple-js",
+                                "--codeeval-limit=1", "--codeeval-report=r.json", "-n", "2", "-q")
+    result.assert_outcomes(passed=1, failed=1)
+    samples = report(pytester.path / "r.json")["tasks"]["multiple-js"]["problems"]["HumanEval_0_has_close_elements"]
+    from pytest_codeeval.languages.proof import UNFINISHED
+
+    assert [(s["status"], s["detail"]) for s in samples["samples"]] == [("passed", "ok"), ("failed", UNFINISHED)]
