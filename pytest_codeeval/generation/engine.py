@@ -92,7 +92,8 @@ def _kept(stats: GenerationStats, total: int, cache_dir: Path | None) -> str:
     if cache_dir is None:
         return f"{have} of {total} completions were done, and none kept: without a cache a rerun starts over"
     return (f"{have} of {total} completions are in the cache ({stats.cached} from earlier runs, {stats.generated} "
-            f"now; {cache_dir}): run the same command again to generate only the other {total - have}")
+            f"now; {cache_dir}): a rerun with the same generation settings generates only the other "
+            f"{total - have}")
 
 
 def _generate_missing(

@@ -108,11 +108,11 @@ def test_an_interrupted_run_resumes_from_the_cache(pytester: pytest.Pytester, se
         result, _ = run(pytester, model, "--codeeval-limit=3", "--codeeval-concurrency=1", "--codeeval-max-retries=1", f"--codeeval-base-url={dying.url}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --codeeval-base-url: no answer from {dying.url}: each failed 2 times in a row (last: connection failed)*"
-                                 "; 1 of 3 completions are in the cache (0 from earlier runs, 1 now; *): run the same command again to generate only the other 2"])
+                                 "; 1 of 3 completions are in the cache (0 from earlier runs, 1 now; *): a rerun with the same generation settings generates only the other 2"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     stopped, partial = run(pytester, model, "--codeeval-limit=3", "--codeeval-max-retries=0", "--codeeval-base-url=http://127.0.0.1:9/v1")
-    stopped.stderr.fnmatch_lines(["*; 1 of 3 completions are in the cache (1 from earlier runs, 0 now; *): run the same command again*"])
-    assert partial is not None and partial["generation"]["cached"] == 1 and "run the same command again" in partial["generation"]["stopped"]
+    stopped.stderr.fnmatch_lines(["*; 1 of 3 completions are in the cache (1 from earlier runs, 0 now; *): a rerun with the same generation settings generates*"])
+    assert partial is not None and partial["generation"]["cached"] == 1 and "a rerun with the same generation settings" in partial["generation"]["stopped"]
     with FaultProxy(server) as good:
         _, resumed = run(pytester, model, "--codeeval-limit=3", f"--codeeval-base-url={good.url}")
         assert resumed is not None
