@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
-from pytest_codeeval.runners.base import Outcome, Runner
+from pytest_codeeval.runners.base import Outcome, Runner, signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
 
@@ -199,11 +199,7 @@ class Language(Runner):
         """The detail of a failed run: an assertion, an exception, a signal. Subclasses read their runtime's
         messages; this default names the signal or the exit status and the last line written to stderr."""
         if result.signal:
-            try:
-                name = signal.Signals(result.signal).name
-            except ValueError:
-                name = f"signal {result.signal}"
-            return f"killed by {name}"
+            return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import signal
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
@@ -27,6 +30,21 @@ def tail(text: str, limit: int = OUTPUT_KEEP) -> str:
     return text if len(text) <= limit else "[... output cut ...]\n" + text[-limit:]
 
 
+def signal_name(number: int) -> str:
+    """SIGKILL, SIGSEGV...: how a verdict names the signal that ended a program."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+@cache
+def load(spec: str) -> Any:
+    """The runner named `spec`, "module:Class", made when first asked for (its module imported then), once."""
+    module, name = spec.split(":")
+    return getattr(importlib.import_module(module), name)()
+
+
 def _limits(limits: Limits) -> str:
     """The limits a timed-out sample ran under, as a reader needs them to judge the verdict."""
     wall = f"{limits.wall_seconds:g} s wall clock" if limits.wall_seconds is not None else \
@@ -35,8 +53,6 @@ def _limits(limits: Limits) -> str:
 
 
 class Runner(ABC):
-    language: str
-
     @abstractmethod
     def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
         """The sandbox request that builds and runs `program`."""
@@ -65,6 +81,10 @@ class Runner(ABC):
             detail = f"timed out ({_limits(limits)})"
         outcome = Outcome(status, detail, tail(output), result.wall_seconds)
         return self.judge(result, outcome)
+
+    def unavailable(self) -> str | None:
+        """One line naming what to install, when this machine cannot run such programs; None when it can."""
+        return None
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
         """(status, detail) under the sample's `limits` (a compiled language's program runs under lower limits than

@@ -15,9 +15,9 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from pytest_codeeval.judges.stdio import MAX_CPU, read_verdict
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.runners.python import PythonRunner
-from pytest_codeeval.runners.stdio import MAX_CPU, read_verdict
 from pytest_codeeval.samples import SampleRecord
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
@@ -65,9 +65,7 @@ def _failure_text(failure: Mapping) -> str:
     return "\n".join(parts) + "\n" if parts else ""
 
 
-class CpuTimeRunner(PythonRunner):
-    language = "cputime"
-
+class CpuTimeJudge(Python):
     def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         spec.setdefault("tests", [])

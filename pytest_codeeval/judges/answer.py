@@ -10,8 +10,8 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome
-from pytest_codeeval.runners.python import PythonRunner
 from pytest_codeeval.samples import SampleRecord
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -42,10 +42,8 @@ def last_line(stdout: str) -> str | None:
     return lines[-1].strip() if lines else None
 
 
-class AnswerRunner(PythonRunner):
+class AnswerJudge(Python):
     """Judge data: {"expected": value}. The sample passes when it ran and its last printed line matches."""
-
-    language = "answer"
 
     def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
         outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits, network), executor, limits)

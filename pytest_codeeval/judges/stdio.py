@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.runners.python import PythonRunner
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
 HARNESS = Path(__file__).with_name("stdio_harness.py")
@@ -46,9 +46,7 @@ def read_verdict(stdout: str, mark: str = RESULT_MARK) -> dict | None:
     return None
 
 
-class StdioRunner(PythonRunner):
-    language = "stdio"
-
+class StdioJudge(Python):
     def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         per_test = limits.cpu_seconds
