@@ -1,4 +1,4 @@
-"""An execution task's sample as a job: its program, language, limits and network, ready for any sandbox executor."""
+"""An execution task's sample as a job: its program, language and limits, ready for any sandbox executor."""
 
 from __future__ import annotations
 
@@ -23,13 +23,12 @@ def limits_for(task: Task, timeout: float | None, wall_clock: bool = False) -> L
 @dataclass(frozen=True)
 class ExecutionJob:
     """An execution task's sample, ready to run on any sandbox executor (in this thread or ahead, in a pool). Two
-    equal jobs (same task, program, language, limits, network, bound paths and their contents) have the same
+    equal jobs (same task, program, language, limits, bound paths and their contents) have the same
     outcome: the pool runs them once."""
 
     program: str
     language: str  # the runner's name: the task's language, or its judge (`Task.runner`)
     limits: Limits
-    network: bool
     data: str | None = None  # the judge's data (`Task.judge_data`)
     task: str = ""
     binds: tuple[Bind, ...] = ()  # the task's sandbox paths: (path, fingerprint of what it holds)
@@ -38,7 +37,7 @@ class ExecutionJob:
         runner = get_runner(self.language)
         if self.binds:
             executor = _Binding(executor, tuple(path for path, _ in self.binds))
-        return runner.run(self.program, self.limits, executor, network=self.network, data=self.data)
+        return runner.run(self.program, self.limits, executor, data=self.data)
 
 
 class _Binding:
@@ -62,4 +61,4 @@ def execution_job(
     program = task.build_program(problem.doc, solution, resources) if task.requested_fixtures() else \
         task.build_program(problem.doc, solution)
     return ExecutionJob(program, task.runner or task.language, limits_for(task, timeout, wall_clock),
-                        getattr(task, "needs_network", False), task.judge_data(problem.doc), task.name, binds)
+                        task.judge_data(problem.doc), task.name, binds)

@@ -45,8 +45,8 @@ def last_line(stdout: str) -> str | None:
 class AnswerJudge(Python):
     """Judge data: {"expected": value}. The sample passes when it ran and its last printed line matches."""
 
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
-        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits, network), executor, limits)
+    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
+        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits), executor, limits)
         expected = json.loads(data)["expected"] if data else None
         outcome.judgement["expected"] = expected
         return self._compare(outcome, expected)

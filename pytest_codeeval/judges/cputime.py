@@ -66,7 +66,7 @@ def _failure_text(failure: Mapping) -> str:
 
 
 class CpuTimeJudge(Python):
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         spec.setdefault("tests", [])
         spec.setdefault("references", [])
@@ -79,7 +79,7 @@ class CpuTimeJudge(Python):
         whole = replace(limits, cpu_seconds=min(MAX_CPU, (per_run + 1) * (runs + 1)),
                         wall_seconds=(3 * per_run + 3) * (runs + 1) + 10)
         request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole, network=network,
+            python_source=harness_source(), filename="harness.py", limits=whole,
             files=(("solution.py", program.encode("utf-8", "surrogatepass")), ("spec.json", json.dumps(spec).encode())),
         )
         return self.execute(request, executor, limits)

@@ -47,7 +47,7 @@ def read_verdict(stdout: str, mark: str = RESULT_MARK) -> dict | None:
 
 
 class StdioJudge(Python):
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         per_test = limits.cpu_seconds
         spec.setdefault("inputs", [])
@@ -58,7 +58,7 @@ class StdioJudge(Python):
         cpu = min(MAX_CPU, (per_test + 1) * (tests + 1))
         whole = replace(limits, cpu_seconds=cpu, wall_seconds=(3 * per_test + 3) * (tests + 1) + 10)
         request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole, network=network,
+            python_source=harness_source(), filename="harness.py", limits=whole,
             files=(("solution.py", program.encode("utf-8", "surrogatepass")),
                    ("tests.json", json.dumps(spec).encode())),
         )

@@ -108,7 +108,7 @@ class Language(Runner):
         lines.append(f"exec {shlex.join(self.run_command(source))}")
         return "\n".join(lines) + "\n"
 
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
+    def request(self, program: str, limits: Limits) -> ExecRequest:
         source = self.source_name(program)
         proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
         if proven is not None:
@@ -125,7 +125,7 @@ class Language(Runner):
             limits = replace(limits, cpu_seconds=max(self.build_cpu_seconds, limits.cpu_seconds),
                              wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
         return ExecRequest(
-            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits, network=network,
+            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits,
             run_wall_seconds=run_wall, proof=proven is not None,
         )
 

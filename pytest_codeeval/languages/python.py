@@ -61,8 +61,8 @@ class Python(Language):
     stop = ("\ndef", "\n#", "\nif", "\nclass")
     package = "python3"
 
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
-        return ExecRequest(python_source=program, filename="program.py", limits=limits, network=network)
+    def request(self, program: str, limits: Limits) -> ExecRequest:
+        return ExecRequest(python_source=program, filename="program.py", limits=limits)
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
         return self.classify(result)

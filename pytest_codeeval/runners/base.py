@@ -54,16 +54,16 @@ def _limits(limits: Limits) -> str:
 
 class Runner(ABC):
     @abstractmethod
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
+    def request(self, program: str, limits: Limits) -> ExecRequest:
         """The sandbox request that builds and runs `program`."""
 
     @abstractmethod
     def classify(self, result: ExecResult) -> tuple[str, str]:
         """(status, detail) for a run that the sandbox completed without breaking."""
 
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
         """Run `program` and judge it. `data` is the task's judge data (`Task.judge_data`), which only judges read."""
-        return self.execute(self.request(program, limits, network), executor, limits)
+        return self.execute(self.request(program, limits), executor, limits)
 
     def execute(self, request: ExecRequest, executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""

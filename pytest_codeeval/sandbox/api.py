@@ -48,7 +48,6 @@ class ExecRequest:
     filename: str = "program.py"
     files: tuple[tuple[str, bytes], ...] = ()
     limits: Limits = field(default_factory=Limits)
-    network: bool = False
     binds: tuple[str, ...] = ()
     # A two-phase program: `limits` bound its build, and from the moment it writes protocol.RUN_MARK (its build done)
     # the zygote gives it this many seconds of wall time. Kept outside the sample's processes, which can
