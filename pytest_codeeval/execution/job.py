@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.execution.resources import Bind, sandbox_binds
 from pytest_codeeval.runners import Outcome, get_runner
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.tasks.base import Problem, Task
 
 
@@ -33,7 +33,7 @@ class ExecutionJob:
     task: str = ""
     binds: tuple[Bind, ...] = ()  # the task's sandbox paths: (path, fingerprint of what it holds)
 
-    def __call__(self, executor: Any) -> Outcome:
+    def __call__(self, executor: Executor) -> Outcome:
         runner = get_runner(self.language)
         if self.binds:
             executor = _Binding(executor, tuple(path for path, _ in self.binds))
@@ -41,9 +41,9 @@ class ExecutionJob:
 
 
 class _Binding:
-    """An executor whose every request (a judge may make its own) carries the sample's read-only binds."""
+    """An `Executor` whose every request (a judge may make its own) carries the sample's read-only binds."""
 
-    def __init__(self, executor: Any, binds: tuple[str, ...]) -> None:
+    def __init__(self, executor: Executor, binds: tuple[str, ...]) -> None:
         self.executor, self.binds = executor, binds
 
     def run(self, request: ExecRequest) -> ExecResult:

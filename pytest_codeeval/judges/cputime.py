@@ -19,7 +19,7 @@ from pytest_codeeval.judges.stdio import MAX_CPU, read_verdict
 from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 
 HARNESS = Path(__file__).with_name("cputime_harness.py")
 RESULT_MARK = "@@codeeval-cputime "
@@ -66,7 +66,7 @@ def _failure_text(failure: Mapping) -> str:
 
 
 class CpuTimeJudge(Python):
-    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         spec.setdefault("tests", [])
         spec.setdefault("references", [])

@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 
 HARNESS = Path(__file__).with_name("stdio_harness.py")
 RESULT_MARK = "@@codeeval-stdio "
@@ -47,7 +47,7 @@ def read_verdict(stdout: str, mark: str = RESULT_MARK) -> dict | None:
 
 
 class StdioJudge(Python):
-    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         per_test = limits.cpu_seconds
         spec.setdefault("inputs", [])

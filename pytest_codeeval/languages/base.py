@@ -15,12 +15,15 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import Outcome, Runner, signal_name
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
 
 # Each compiler process's CPU limit, apart from the program's: MultiPL-E's bound on a build. A compile-time bomb
 # (a type explosion, a template recursion) fails in about that time; honest builds of its programs take a few.
@@ -136,13 +139,13 @@ class Language(Runner):
         return None
 
     # -- runner: what happened ---------------------------------------------------------------------------------
-    def classify(self, result: ExecResult) -> tuple[str, str]:
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
         return self.status_of(result, None)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         return self.status_of(result, limits.cpu_seconds)
 
-    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[str, str]:
+    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[Status, str]:
         """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's).
         A timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
         from the CPU time of a program that exited successfully."""
@@ -177,7 +180,7 @@ class Language(Runner):
             return "timeout", f"timed out ({limit})"
         return "failed", self.runtime_error(result)
 
-    def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         outcome = super().execute(request, executor, limits)
         if outcome.status == "passed" and request.argv and not request.proof:
             outcome.detail = UNPROVEN

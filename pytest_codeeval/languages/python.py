@@ -7,12 +7,15 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.runners.base import signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
 
 _EXC_LINE = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b(?::\s?(.*))?$")
 _ANY_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")  # a class of the program's: `__sample__.Bad: boom`
@@ -64,10 +67,10 @@ class Python(Language):
     def request(self, program: str, limits: Limits) -> ExecRequest:
         return ExecRequest(python_source=program, filename="program.py", limits=limits)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         return self.classify(result)
 
-    def classify(self, result: ExecResult) -> tuple[str, str]:
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
         if result.timed_out:
             return "timeout", "timed out"
         if result.completed and result.exit_code == 0:

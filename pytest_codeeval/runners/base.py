@@ -7,18 +7,21 @@ import signal
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
 
 OUTPUT_KEEP = 8000  # characters of output kept per sample for reports
 
 
 @dataclass
 class Outcome:
-    """A sample's verdict. `status` is one of passed/failed/timeout/error; `detail` says why, MultiPL-E style."""
+    """A sample's verdict; `detail` says why, MultiPL-E style."""
 
-    status: str
+    status: Status
     detail: str
     output: str
     duration: float = 0.0
@@ -58,14 +61,14 @@ class Runner(ABC):
         """The sandbox request that builds and runs `program`."""
 
     @abstractmethod
-    def classify(self, result: ExecResult) -> tuple[str, str]:
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
         """(status, detail) for a run that the sandbox completed without breaking."""
 
-    def run(self, program: str, limits: Limits, executor, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         """Run `program` and judge it. `data` is the task's judge data (`Task.judge_data`), which only judges read."""
         return self.execute(self.request(program, limits), executor, limits)
 
-    def execute(self, request: ExecRequest, executor, limits: Limits) -> Outcome:
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
         result = executor.run(request)
         if result.machinery_error:  # the executor broke, not the model: one retry on a fresh executor
@@ -86,7 +89,7 @@ class Runner(ABC):
         """One line naming what to install, when this machine cannot run such programs; None when it can."""
         return None
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """(status, detail) under the sample's `limits` (a compiled language's program runs under lower limits than
         its build step, which the request carries)."""
         return self.classify(result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,10 @@ class ExecResult:
     abandoned: int = 0  # processes of the sample the kernel would not kill (its zygote was retired with them)
     build_timed_out: bool = False  # a two-phase program reached the wall bound of its build (no RUN_MARK yet)
     out_of_memory: bool = False  # the control group's OOM killer ended a process of the sample
+
+
+class Executor(Protocol):
+    """What a runner is given to run its requests: the sandbox's `ZygoteExecutor`, or a wrapper that adds to each
+    request (execution/job.py's read-only binds). A broken executor says so in `machinery_error`, never raises."""
+
+    def run(self, request: ExecRequest) -> ExecResult: ...
