@@ -20,11 +20,11 @@ _EXECUTORS: dict[str, ZygoteExecutor] = {}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("ExecRequest", "ExecResult", "Executor", "Limits"):
+    if name in ("ExecRequest", "ExecResult", "Executor", "Limits", "SANDBOX_LEVELS"):
         from pytest_codeeval.sandbox import api
 
         return getattr(api, name)
-    if name in ("SANDBOX_LEVELS", "ZygoteExecutor"):
+    if name == "ZygoteExecutor":
         from pytest_codeeval.sandbox import executor
 
         return getattr(executor, name)

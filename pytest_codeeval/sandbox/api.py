@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+# --codeeval-sandbox: strict (the default), network (the samples reach the network), basic (no namespaces)
+SANDBOX_LEVELS = ("strict", "network", "basic")
+
 
 @dataclass(frozen=True)
 class Limits:
