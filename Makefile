@@ -17,8 +17,10 @@ UNPACKAGED := jl swift dart
 URL_jl    := Julia (julialang.org, or juliaup)
 URL_swift := Swift (swift.org's Linux toolchain)
 URL_dart  := Dart (dart.dev's SDK)
+# Each language's Debian packages, and one of the tools it runs (when missing, the packages install): the language
+# classes' `package` and `tools`, which tests/plugin/test_layout.py holds these rows to.
 PKG_js   := nodejs
-PKG_ts   := nodejs node-typescript
+PKG_ts   := node-typescript nodejs
 PKG_java := default-jdk-headless libjavatuples-java
 PKG_cpp  := g++
 PKG_go   := golang-go
@@ -51,18 +53,21 @@ CMD_lua := lua5.4
 CMD_r := Rscript
 CMD_rkt := racket
 CMD_cs := mcs
-CMD_d := ldc2
+CMD_d := ldmd2
 CMD_scala := scalac
 CMD_hs := ghc
 CMD_ml := ocaml
 CMD_elixir := elixir
-CMD_clj := clojure
+CMD_clj := java
+CMD_jl := julia
+CMD_swift := swiftc
+CMD_dart := dart
 WANT := $(filter-out $(UNPACKAGED),$(if $(filter all,$(LANGS)),$(ALL_LANGS),$(LANGS)))
 
 setup: $(STAMP) toolchains
 
 toolchains:
-	@$(foreach l,$(filter $(UNPACKAGED),$(LANGS)),command -v $(if $(filter jl,$(l)),julia,$(l)) >/dev/null 2>&1 \
+	@$(foreach l,$(filter $(UNPACKAGED),$(LANGS)),command -v $(CMD_$(l)) >/dev/null 2>&1 \
 		|| echo "$(l): Debian has no package for $(URL_$(l)); install it by hand and put it on PATH";) \
 	pkgs=""; for lang in $(WANT); do \
 		case " $(ALL_LANGS) " in *" $$lang "*) ;; *) echo "unknown language $$lang; known: $(ALL_LANGS) $(UNPACKAGED)"; exit 4;; esac; \
@@ -71,6 +76,7 @@ toolchains:
 	$(if $(filter pl,$(WANT)),perl -MTest::Deep -e1 2>/dev/null || pkgs="$$pkgs libtest-deep-perl";) \
 	$(if $(filter java,$(WANT)),test -e /usr/share/java/javatuples.jar || pkgs="$$pkgs libjavatuples-java";) \
 	$(if $(filter lua,$(WANT)),test -e /usr/share/lua/5.4/luaunit.lua || pkgs="$$pkgs lua-unit";) \
+	$(if $(filter clj,$(WANT)),test -e /usr/share/java/clojure.jar || pkgs="$$pkgs clojure";) \
 	if [ -n "$$pkgs" ]; then echo "installing:$$pkgs"; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$pkgs >/dev/null \
 		|| { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$pkgs >/dev/null; }; \

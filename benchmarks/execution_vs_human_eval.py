@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from conformance_samples import sample_rows
 from helpers import canonical, first_ids, problems, write_jsonl
 
+from pytest_codeeval.sandbox.api import SANDBOX_LEVELS
+
 REAL_MODEL_FILE = Path(__file__).resolve().parent / "data" / "smollm2-135m-humaneval-x5.jsonl"
 LIMIT = 3
 
@@ -138,7 +140,7 @@ def main() -> None:
     )
     parser.add_argument("--problems", type=int, default=164, help="the first N problems (of the file, too)")
     parser.add_argument("--repeat", type=int, default=1, help="each completion this many times (n samples per problem)")
-    parser.add_argument("--sandbox", default="strict", choices=("strict", "network", "basic"))
+    parser.add_argument("--sandbox", default="strict", choices=SANDBOX_LEVELS)
     parser.add_argument("--workers", default="0,2", help="xdist worker counts to run, comma-separated (0: no xdist)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each tool, alternating; medians are compared")
     parser.add_argument("--runaways", type=int, default=0, help="rows replaced by distinct endless loops")

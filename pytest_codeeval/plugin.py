@@ -6,6 +6,7 @@ import pytest
 
 from pytest_codeeval.generation.files import SAVE_FORMATS
 from pytest_codeeval.pytest_plugin import usage
+from pytest_codeeval.sandbox.api import SANDBOX_LEVELS
 from pytest_codeeval.settings import DEFAULT_K, read_settings
 
 SESSION_PLUGIN = "codeeval-session"
@@ -57,7 +58,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-no-dedupe", action="store_true", default=False,
         help="run every sample's program, even one identical to another sample's (default: identical programs "
              "of one task run once per process and share the verdict)")
-    add("--codeeval-sandbox", default="strict", choices=("strict", "network", "basic"),
+    add("--codeeval-sandbox", default="strict", choices=SANDBOX_LEVELS,
         help="isolation level for generated code (default: strict)")
 
     # Metrics, reports and gates.

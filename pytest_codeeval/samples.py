@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 ROOT_NAME = "codeeval"
 SAMPLE_PREFIX = "sample"
-STATUSES = ("passed", "failed", "timeout", "error")
+# a sample's verdict: error is the sandbox's, never the model's (no verdict on it; the run fails)
+Status = Literal["passed", "failed", "timeout", "error"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 
 @dataclass(frozen=True, order=True)
@@ -42,7 +44,7 @@ class SampleRecord:
     task: str
     problem: str
     index: int
-    status: str  # one of STATUSES
+    status: Status
     detail: str = ""  # e.g. "ok", "assertion", "exception: ValueError", "syntax error", "exited early"
     duration: float = 0.0
     position: int = 0  # the problem's index in its dataset: reports keep dataset order

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_codeeval.evaluation.gates import Baseline, GateResult, Gates, run_gates
 from pytest_codeeval.evaluation.results import Results, TaskResult
 from pytest_codeeval.metrics import task_metrics
-from pytest_codeeval.samples import SampleRecord
+from pytest_codeeval.samples import SampleRecord, Status
 from pytest_codeeval.settings import Settings
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Disagreement:
 
     nodeid: str
     theirs: bool  # passed, by the tool that wrote the file
-    status: str  # here
+    status: Status  # here
     detail: str
 
 
@@ -48,7 +48,7 @@ class Disagreement:
 class RunOutcome:
     facts: RunFacts
     records: list[SampleRecord]  # in the order they arrived
-    statuses: dict[str, int]  # samples per status, every status listed
+    statuses: dict[Status, int]  # samples per status, every status listed
     tasks: dict[str, TaskResult]
     seconds: float
     loop_ended: bool  # False: pytest stopped the run loop before its last sample (-x, --maxfail, Ctrl-C)

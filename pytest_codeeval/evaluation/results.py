@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_codeeval.metrics import task_metrics
-from pytest_codeeval.samples import STATUSES, SampleKey, SampleRecord
+from pytest_codeeval.samples import STATUSES, SampleKey, SampleRecord, Status
 
 if TYPE_CHECKING:
     from pytest_codeeval.tasks.registry import TaskEntry
@@ -25,7 +25,7 @@ class TaskResult:
     def n_samples(self) -> int:
         return sum(len(recs) for recs in self.problems.values())
 
-    def status_counts(self) -> Counter[str]:
+    def status_counts(self) -> Counter[Status]:
         return Counter(r.status for recs in self.problems.values() for r in recs)
 
 
@@ -39,7 +39,7 @@ class Results:
     def __len__(self) -> int:
         return len(self.records)
 
-    def status_counts(self) -> Counter[str]:
+    def status_counts(self) -> Counter[Status]:
         counts = Counter({s: 0 for s in STATUSES})
         counts.update(r.status for r in self.records.values())
         return counts

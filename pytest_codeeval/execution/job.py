@@ -1,4 +1,4 @@
-"""An execution task's sample as a job: its program, language, limits and network, ready for any sandbox executor."""
+"""An execution task's sample as a job: its program, language and limits, ready for any sandbox executor."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.execution.resources import Bind, sandbox_binds
 from pytest_codeeval.runners import Outcome, get_runner
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.tasks.base import Problem, Task
 
 
@@ -23,28 +23,27 @@ def limits_for(task: Task, timeout: float | None, wall_clock: bool = False) -> L
 @dataclass(frozen=True)
 class ExecutionJob:
     """An execution task's sample, ready to run on any sandbox executor (in this thread or ahead, in a pool). Two
-    equal jobs (same task, program, language, limits, network, bound paths and their contents) have the same
+    equal jobs (same task, program, language, limits, bound paths and their contents) have the same
     outcome: the pool runs them once."""
 
     program: str
     language: str  # the runner's name: the task's language, or its judge (`Task.runner`)
     limits: Limits
-    network: bool
     data: str | None = None  # the judge's data (`Task.judge_data`)
     task: str = ""
     binds: tuple[Bind, ...] = ()  # the task's sandbox paths: (path, fingerprint of what it holds)
 
-    def __call__(self, executor: Any) -> Outcome:
+    def __call__(self, executor: Executor) -> Outcome:
         runner = get_runner(self.language)
         if self.binds:
             executor = _Binding(executor, tuple(path for path, _ in self.binds))
-        return runner.run(self.program, self.limits, executor, network=self.network, data=self.data)
+        return runner.run(self.program, self.limits, executor, data=self.data)
 
 
 class _Binding:
-    """An executor whose every request (a judge may make its own) carries the sample's read-only binds."""
+    """An `Executor` whose every request (a judge may make its own) carries the sample's read-only binds."""
 
-    def __init__(self, executor: Any, binds: tuple[str, ...]) -> None:
+    def __init__(self, executor: Executor, binds: tuple[str, ...]) -> None:
         self.executor, self.binds = executor, binds
 
     def run(self, request: ExecRequest) -> ExecResult:
@@ -62,4 +61,4 @@ def execution_job(
     program = task.build_program(problem.doc, solution, resources) if task.requested_fixtures() else \
         task.build_program(problem.doc, solution)
     return ExecutionJob(program, task.runner or task.language, limits_for(task, timeout, wall_clock),
-                        getattr(task, "needs_network", False), task.judge_data(problem.doc), task.name, binds)
+                        task.judge_data(problem.doc), task.name, binds)

@@ -8,7 +8,7 @@ the order of reports does not change either (pytest still runs the items in orde
 
 A sample that runs into its time limit holds its item for seconds; while the main thread waits for it, it keeps
 the other executors fed from a `feeder` (the look-ahead), as far ahead as that takes. Identical jobs (the same
-program, language, limits and network) run once: the first sample's outcome is every such sample's."""
+program, language and limits) run once: the first sample's outcome is every such sample's."""
 
 from __future__ import annotations
 

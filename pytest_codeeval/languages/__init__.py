@@ -1,44 +1,43 @@
-"""Languages other than Python: each one a module here holding its translator and its runner (see base.py).
+"""Languages, Python's included: each one a module here holding its translator and its runner (see base.py).
 
-Adding a language is adding its module and a line to MODULES; docs/languages.md walks through one."""
+Adding a language is adding its module and a line to MODULES (which `runners.RUNNERS` lists too);
+docs/languages.md walks through one."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import pwd
-from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pytest_codeeval.languages.base import Language
 
-# MultiPL-E's short name -> the module that defines it (its class is the module's LANGUAGE)
+# MultiPL-E's short name -> "module:Class" of the module under pytest_codeeval/languages/ that defines it
 MODULES = {
-    "js": "javascript",
-    "ts": "typescript",
-    "java": "java",
-    "cpp": "cpp",
-    "go": "go",
-    "rs": "rust",
-    "rb": "ruby",
-    "php": "php",
-    "sh": "bash",
-    "pl": "perl",
-    "py": "python",
-    "lua": "lua",
-    "r": "r",
-    "rkt": "racket",
-    "jl": "julia",
-    "elixir": "elixir",
-    "clj": "clojure",
-    "dart": "dart",
-    "hs": "haskell",
-    "ml": "ocaml",
-    "swift": "swift",
-    "cs": "csharp",
-    "scala": "scala",
-    "d": "d",
+    "js": "javascript:JavaScript",
+    "ts": "typescript:TypeScript",
+    "java": "java:Java",
+    "cpp": "cpp:Cpp",
+    "go": "go:Go",
+    "rs": "rust:Rust",
+    "rb": "ruby:Ruby",
+    "php": "php:Php",
+    "sh": "bash:Bash",
+    "pl": "perl:Perl",
+    "py": "python:Python",
+    "lua": "lua:Lua",
+    "r": "r:R",
+    "rkt": "racket:Racket",
+    "jl": "julia:Julia",
+    "elixir": "elixir:Elixir",
+    "clj": "clojure:Clojure",
+    "dart": "dart:Dart",
+    "hs": "haskell:Haskell",
+    "ml": "ocaml:OCaml",
+    "swift": "swift:Swift",
+    "cs": "csharp:CSharp",
+    "scala": "scala:Scala",
+    "d": "d:D",
 }
 # the names tasks use besides MultiPL-E's (HumanEvalPack's, file extensions): the one table of other names
 ALIASES = {
@@ -73,12 +72,10 @@ def get_language(name: str) -> Language:
     canonical = canonical_name(name)
     if canonical is None:
         raise KeyError(name)
-    return _load(canonical)
+    from pytest_codeeval.runners.base import load
 
-
-@cache
-def _load(name: str) -> Language:
-    return importlib.import_module(f"pytest_codeeval.languages.{MODULES[name]}").LANGUAGE()
+    language: Language = load(f"{__name__}.{MODULES[canonical]}")
+    return language
 
 
 # Toolchains that install under the home directory (rustup's), which the sandbox hides: only the toolchains

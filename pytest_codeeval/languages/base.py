@@ -15,12 +15,15 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
-from pytest_codeeval.runners.base import Outcome, Runner
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.runners.base import Outcome, Runner, signal_name
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
 
 # Each compiler process's CPU limit, apart from the program's: MultiPL-E's bound on a build. A compile-time bomb
 # (a type explosion, a template recursion) fails in about that time; honest builds of its programs take a few.
@@ -108,7 +111,7 @@ class Language(Runner):
         lines.append(f"exec {shlex.join(self.run_command(source))}")
         return "\n".join(lines) + "\n"
 
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
+    def request(self, program: str, limits: Limits) -> ExecRequest:
         source = self.source_name(program)
         proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
         if proven is not None:
@@ -125,7 +128,7 @@ class Language(Runner):
             limits = replace(limits, cpu_seconds=max(self.build_cpu_seconds, limits.cpu_seconds),
                              wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
         return ExecRequest(
-            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits, network=network,
+            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits,
             run_wall_seconds=run_wall, proof=proven is not None,
         )
 
@@ -136,13 +139,13 @@ class Language(Runner):
         return None
 
     # -- runner: what happened ---------------------------------------------------------------------------------
-    def classify(self, result: ExecResult) -> tuple[str, str]:
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
         return self.status_of(result, None)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         return self.status_of(result, limits.cpu_seconds)
 
-    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[str, str]:
+    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[Status, str]:
         """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's).
         A timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
         from the CPU time of a program that exited successfully."""
@@ -177,7 +180,7 @@ class Language(Runner):
             return "timeout", f"timed out ({limit})"
         return "failed", self.runtime_error(result)
 
-    def execute(self, request: ExecRequest, executor: Any, limits: Limits) -> Outcome:
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         outcome = super().execute(request, executor, limits)
         if outcome.status == "passed" and request.argv and not request.proof:
             outcome.detail = UNPROVEN
@@ -199,11 +202,7 @@ class Language(Runner):
         """The detail of a failed run: an assertion, an exception, a signal. Subclasses read their runtime's
         messages; this default names the signal or the exit status and the last line written to stderr."""
         if result.signal:
-            try:
-                name = signal.Signals(result.signal).name
-            except ValueError:
-                name = f"signal {result.signal}"
-            return f"killed by {name}"
+            return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
 

@@ -140,6 +140,3 @@ class Bash(Language):
 
     def gen_call(self, func: str, args: list[Any]) -> str:
         return "$(" + func + " " + " ".join(to_bash(a) for a in args) + ")"
-
-
-LANGUAGE = Bash

@@ -149,6 +149,3 @@ class Clojure(Language):
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return f"({func} " + " ".join(args) + ")"
-
-
-LANGUAGE = Clojure

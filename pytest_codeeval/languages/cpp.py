@@ -154,6 +154,3 @@ def precompiled_header() -> str | None:
         return header
     except (OSError, subprocess.TimeoutExpired):
         return None
-
-
-LANGUAGE = Cpp

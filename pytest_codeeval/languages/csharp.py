@@ -163,6 +163,3 @@ class CSharp(ClassWrapped):
             return dictionary.group(0)
         constructed = re.search(r"new (.+?\()", text)
         return constructed.group(1) if constructed else None
-
-
-LANGUAGE = CSharp

@@ -144,6 +144,3 @@ def _null_check(var: str, value: str) -> str:
     if value in ("None", NULL_DICT):
         return f"assert({var}.isNull);"
     return f"assert(!{var}.isNull && {var}.get == {value.replace('.nullable', '')});"
-
-
-LANGUAGE = D

@@ -176,6 +176,3 @@ def dart_type(annotation: Any) -> str:
         case ast.Subscript(value=ast.Name(id="Optional"), slice=inner):
             return dart_type(inner) + "?"
     raise Untranslatable(f"no Dart type for {ast.dump(annotation)[:60] if annotation else 'a missing annotation'}")
-
-
-LANGUAGE = Dart

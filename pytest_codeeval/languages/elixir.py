@@ -126,6 +126,3 @@ class Elixir(Language):
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return f"HumanEval.{func}(" + ", ".join(args) + ")"
-
-
-LANGUAGE = Elixir

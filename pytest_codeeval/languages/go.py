@@ -272,6 +272,3 @@ def _warm_cache(env: tuple[tuple[str, str], ...]) -> str | None:
         return directory
     except (OSError, subprocess.TimeoutExpired):
         return None
-
-
-LANGUAGE = Go

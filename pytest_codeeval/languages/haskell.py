@@ -104,6 +104,3 @@ class Haskell(Coerced):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f'  if {left} == {right} then pure () else error "assertion failed"'
-
-
-LANGUAGE = Haskell

@@ -115,6 +115,3 @@ class Java(Jvm):
 
 def _boxed(kind: str) -> str:
     return {"long": "Long", "float": "Float", "boolean": "Boolean"}.get(kind, kind)
-
-
-LANGUAGE = Java

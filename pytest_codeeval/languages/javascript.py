@@ -88,6 +88,3 @@ def node_error(result: ExecResult) -> str | None:
         return None
     kind = "syntax error" if match.group(1) == "SyntaxError" else f"exception: {match.group(1)}"
     return f"{kind}: {match.group(2)[:200]}"
-
-
-LANGUAGE = JavaScript

@@ -168,6 +168,3 @@ def _typed_empty(expr: str, annotation: Any) -> str:
         case ast.Subscript(value=ast.Name(id="List"), slice=inner) if expr == "[]":
             return f"Vector{{{julia_type(inner)}}}([])"
     return expr
-
-
-LANGUAGE = Julia

@@ -116,6 +116,3 @@ class Lua(Language):
 def _unplace(message: str) -> str:
     """A runtime message without its `program.lua:12: ` prefix."""
     return re.sub(r"^\S+?\.lua:\d+: ", "", message.strip())
-
-
-LANGUAGE = Lua

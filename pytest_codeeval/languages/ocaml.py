@@ -91,6 +91,3 @@ class OCaml(Coerced):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f"  (assert (({left}) = {right}));"
-
-
-LANGUAGE = OCaml

@@ -104,6 +104,3 @@ class Perl(Language):
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return ("$candidate->" if func == "candidate" else func) + "(" + ", ".join(args) + ")"
-
-
-LANGUAGE = Perl

@@ -91,6 +91,3 @@ class Php(Language):
 
     def gen_dict(self, keys: list[str], values: list[str]) -> str:
         return "array(" + ", ".join(f"{k} => {v}" for k, v in zip(keys, values, strict=True)) + ")"
-
-
-LANGUAGE = Php

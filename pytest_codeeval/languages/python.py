@@ -1,15 +1,40 @@
-"""Python: MultiPL-E's `py`, its Python-to-Python translation (typed prompt, `check` tests). Its programs run
-through Python's own runner (pytest_codeeval/runners/python.py): the task's language is `python`."""
+"""Python: MultiPL-E's `py`, its Python-to-Python translation (typed prompt, `check` tests), and how every Python
+program runs (a task's language `python`, and the judges built on it): in a forked interpreter, passing only if it
+ran to its end without an error."""
 
 from __future__ import annotations
 
 import ast
-from typing import Any
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.runners.python import PythonRunner
+from pytest_codeeval.runners.base import signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
+
+_EXC_LINE = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b(?::\s?(.*))?$")
+_ANY_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")  # a class of the program's: `__sample__.Bad: boom`
+_GROUP_LINE = re.compile(r"^\|?\s*((?:[A-Za-z_][\w.]*)?ExceptionGroup)(?::\s?(.*))?$")
+
+
+def last_exception(stderr: str) -> tuple[str, str] | None:
+    """(exception type, message) of the traceback at the end of stderr, if any. The harness writes the report
+    last, so after a traceback header the last line is the exception, whatever its class is called; an
+    exception group's own line comes before its members' boxes."""
+    tail = stderr.strip().splitlines()[-50:]
+    if any("Exception Group Traceback" in line for line in tail):
+        matches: Iterator[re.Match[str] | None] = (_GROUP_LINE.match(line.strip()) for line in tail)
+    elif any(line.startswith("Traceback (most recent call last):") for line in tail):
+        matches = iter([_ANY_EXC_LINE.match(tail[-1].strip())])
+    else:
+        matches = (_EXC_LINE.match(line.strip()) for line in reversed(tail))
+    match = next((m for m in matches if m), None)
+    return (match.group(1), (match.group(2) or "").strip()) if match else None
 
 
 def py_type(annotation: Any, needs: list[str]) -> str:
@@ -38,13 +63,33 @@ class Python(Language):
     file_ext = "py"
     stop = ("\ndef", "\n#", "\nif", "\nclass")
     package = "python3"
-    runner = PythonRunner()
 
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
-        return self.runner.request(program, limits, network)
+    def request(self, program: str, limits: Limits) -> ExecRequest:
+        return ExecRequest(python_source=program, filename="program.py", limits=limits)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
-        return self.runner.classify(result)
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
+        return self.classify(result)
+
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
+        if result.timed_out:
+            return "timeout", "timed out"
+        if result.completed and result.exit_code == 0:
+            return "passed", "ok"
+        if result.signal:
+            return "failed", f"killed by {signal_name(result.signal)}"
+        exc = last_exception(result.stderr)
+        if exc is not None:
+            kind, message = exc
+            if kind in ("SyntaxError", "IndentationError", "TabError"):
+                return "failed", f"syntax error: {message}" if message else "syntax error"
+            if kind == "AssertionError":
+                return "failed", f"assertion failed: {message}" if message else "assertion failed"
+            if kind == "MemoryError":
+                return "failed", "memory limit"
+            return "failed", f"exception: {kind}" + (f": {message}" if message else "")
+        if result.exit_code == 0:
+            return "failed", "exited with status 0 before its tests finished"
+        return "failed", f"exit status {result.exit_code}"
 
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:
         needs: list[str] = []
@@ -71,6 +116,3 @@ class Python(Language):
 
     def gen_dict(self, keys: list[str], values: list[str]) -> str:
         return "{ " + ", ".join(f"{k}: {v}" for k, v in zip(keys, values, strict=True)) + " }"
-
-
-LANGUAGE = Python

@@ -129,6 +129,3 @@ def _scalar_list(annotation: Any) -> bool:
         and annotation.slice.id != "Any"
         and "complex" not in annotation.slice.id
     )
-
-
-LANGUAGE = R

@@ -112,6 +112,3 @@ class Racket(Language):
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return "(" + func + " " + " ".join(args) + ")"
-
-
-LANGUAGE = Racket

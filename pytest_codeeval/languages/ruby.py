@@ -117,6 +117,3 @@ class Ruby(Language):
 
     def gen_call(self, func: str, args: list[str]) -> str:
         return func + ".call(" + ", ".join(args) + ")"
-
-
-LANGUAGE = Ruby

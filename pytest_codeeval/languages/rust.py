@@ -142,6 +142,3 @@ def rustc() -> str:
         return found
     direct = os.path.join(sysroot, "bin", "rustc")
     return direct if sysroot and os.path.exists(direct) else found
-
-
-LANGUAGE = Rust

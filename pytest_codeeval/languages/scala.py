@@ -129,6 +129,3 @@ def scala_library() -> str:
     """The runtime library of the installed Scala (next to its compiler: /usr/share/scala-2.11/lib on Debian)."""
     compiler = os.path.realpath(shutil.which("scalac") or "/usr/bin/scalac")
     return os.path.join(os.path.dirname(os.path.dirname(compiler)), "lib", "scala-library.jar")
-
-
-LANGUAGE = Scala

@@ -314,6 +314,3 @@ class Swift(TypedLanguage):
 
     def deep_equality(self, left: str, right: str) -> str:
         return f"assert({left} == {right})"
-
-
-LANGUAGE = Swift

@@ -75,6 +75,3 @@ class TypeScript(JavaScript):
 
     def gen_literal(self, value: Any) -> str:
         return super().gen_literal(value.replace("\n", "\\n") if isinstance(value, str) else value)
-
-
-LANGUAGE = TypeScript

@@ -93,13 +93,13 @@ register_task_metric("robust-pass@k", robust_pass_at_k)
 
 
 def _answer_accuracy(problems: Problems, ks: Sequence[int]) -> dict[str, float]:
-    from pytest_codeeval.runners.answer import answer_metrics
+    from pytest_codeeval.judges.answer import answer_metrics
 
     return answer_metrics(problems, majority=False)
 
 
 def _majority_voting(problems: Problems, ks: Sequence[int]) -> dict[str, float]:
-    from pytest_codeeval.runners.answer import answer_metrics
+    from pytest_codeeval.judges.answer import answer_metrics
 
     return answer_metrics(problems, majority=True)
 
@@ -123,7 +123,7 @@ register_task_metric("majority_voting", _majority_voting)
 
 
 def _beyond_at_k(problems: Problems, ks: Sequence[int]) -> dict[str, float]:
-    from pytest_codeeval.runners.cputime import beyond_at_k
+    from pytest_codeeval.judges.cputime import beyond_at_k
 
     return beyond_at_k(problems, ks)
 

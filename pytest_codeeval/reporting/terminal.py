@@ -8,6 +8,7 @@ from typing import Any
 from pytest_codeeval.evaluation.gates import Baseline
 from pytest_codeeval.evaluation.outcome import RunOutcome
 from pytest_codeeval.evaluation.results import TaskResult
+from pytest_codeeval.samples import STATUSES, Status
 from pytest_codeeval.settings import DEFAULT_K, Settings
 
 # A line and its colour (None: the terminal's default), as pytest's terminal writer takes them.
@@ -75,10 +76,12 @@ def table_lines(tasks: Mapping[str, TaskResult], intervals: Mapping[str, Mapping
     return format_table(rows)
 
 
-def run_line(counts: Mapping[str, int], seconds: float, source: str, sandbox: str | None, programs_run: int = 0) -> str:
+def run_line(
+    counts: Mapping[Status, int], seconds: float, source: str, sandbox: str | None, programs_run: int = 0,
+) -> str:
     """`sandbox`: its level, or None for a run of match tasks only."""
     total = sum(counts.values())
-    parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("passed", "failed", "timeout", "error"))
+    parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
     programs = f", {plural(programs_run, 'distinct program')} run" if programs_run else ""
     where = f"; sandbox: {sandbox}" if sandbox else ""
     return f"{plural(total, 'sample')} ({parts}){programs} in {seconds:.1f}s; completions: {source}{where}"

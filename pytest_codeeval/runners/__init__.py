@@ -1,58 +1,35 @@
-"""Runners: how to execute a language. One per language, looked up by the task's `language`."""
+"""How each program runs: one table naming every runner a task can ask for (its `language`, or its judge in
+`Task.runner`), as "module:Class", made when a sample first asks for it. Nothing registers at import."""
 
 from __future__ import annotations
 
-import importlib
-from functools import cache
-
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.runners.answer import AnswerRunner
-from pytest_codeeval.runners.base import Outcome, Runner
-from pytest_codeeval.runners.cputime import CpuTimeRunner
-from pytest_codeeval.runners.python import PythonRunner
-from pytest_codeeval.runners.stdio import StdioRunner
+from pytest_codeeval.languages import MODULES, canonical_name
+from pytest_codeeval.runners.base import Outcome, Runner, load
 
-# languages, and judges (`Task.runner`) that run a Python program and read its result their own way
-RUNNERS: dict[str, Runner] = {
-    "python": PythonRunner(), "answer": AnswerRunner(), "stdio": StdioRunner(), "cputime": CpuTimeRunner(),
-}
-
-# Runners defined beside their tasks, as "module:Class", imported when a sample first asks for one: nothing
-# registers at import (HumanEvalPack's variants of the language modules' runners, programs.RUNNER_LANGUAGES)
+# Judges: Python programs run their own way and read by their own rules (pytest_codeeval/judges/)
+_JUDGES = "pytest_codeeval.judges"
+# HumanEvalPack's variants of the language modules' runners, beside their tasks (programs.RUNNER_LANGUAGES)
 _PACK = "pytest_codeeval.tasks.catalogue.humanevalpack.runners"
-LAZY_RUNNERS = {
+# what a task may name as its judge (YAML's `judge:`): a fixed list
+JUDGES = {
+    "answer": f"{_JUDGES}.answer:AnswerJudge", "stdio": f"{_JUDGES}.stdio:StdioJudge",
+    "cputime": f"{_JUDGES}.cputime:CpuTimeJudge",
     "humanevalpack-js": f"{_PACK}:PackJavaScript", "humanevalpack-java": f"{_PACK}:PackJava",
     "humanevalpack-cpp": f"{_PACK}:PackCpp", "humanevalpack-go": f"{_PACK}:PackGo",
     "humanevalpack-rust": f"{_PACK}:PackRust",
 }
+# every runner by name: the languages (Python's is `py`, a task's `python` by languages.ALIASES), then the judges
+RUNNERS: dict[str, str] = {**{name: f"pytest_codeeval.languages.{spec}" for name, spec in MODULES.items()}, **JUDGES}
 
-__all__ = ["LAZY_RUNNERS", "RUNNERS", "Outcome", "Runner", "get_runner", "runner_names"]
-
-
-def runner_names() -> set[str]:
-    """The names `get_runner` knows besides the languages' modules: Python, the judges and the lazy runners."""
-    return {*RUNNERS, *LAZY_RUNNERS}
-
-
-@cache
-def _lazy_runner(spec: str) -> Runner:
-    module, name = spec.split(":")
-    runner: Runner = getattr(importlib.import_module(module), name)()
-    return runner
+__all__ = ["JUDGES", "RUNNERS", "Outcome", "Runner", "get_runner"]
 
 
 def get_runner(language: str) -> Runner:
-    """The runner for `language`: Python's, or one of `pytest_codeeval.languages` (by MultiPL-E's short name or
-    an alias such as rust or javascript)."""
-    if language in RUNNERS:
-        return RUNNERS[language]
-    if language in LAZY_RUNNERS:
-        return _lazy_runner(LAZY_RUNNERS[language])
-    from pytest_codeeval.languages import MODULES, get_language
-
-    try:
-        return get_language(language)
-    except KeyError:
-        raise CodeevalError(
-            f"no runner for language {language!r}; available: {', '.join(sorted({*runner_names(), *MODULES}))}"
-        ) from None
+    """The runner for `language`: a language (by MultiPL-E's short name or an alias such as python, rust or
+    javascript) or a judge."""
+    spec = RUNNERS.get(canonical_name(language) or language)
+    if spec is None:
+        raise CodeevalError(f"no runner for language {language!r}; available: {', '.join(sorted(RUNNERS))}")
+    runner: Runner = load(spec)
+    return runner

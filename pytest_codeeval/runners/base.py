@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
+import signal
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
+
+if TYPE_CHECKING:
+    from pytest_codeeval.samples import Status
 
 OUTPUT_KEEP = 8000  # characters of output kept per sample for reports
 
 
 @dataclass
 class Outcome:
-    """A sample's verdict. `status` is one of passed/failed/timeout/error; `detail` says why, MultiPL-E style."""
+    """A sample's verdict; `detail` says why, MultiPL-E style."""
 
-    status: str
+    status: Status
     detail: str
     output: str
     duration: float = 0.0
@@ -27,6 +33,21 @@ def tail(text: str, limit: int = OUTPUT_KEEP) -> str:
     return text if len(text) <= limit else "[... output cut ...]\n" + text[-limit:]
 
 
+def signal_name(number: int) -> str:
+    """SIGKILL, SIGSEGV...: how a verdict names the signal that ended a program."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+@cache
+def load(spec: str) -> Any:
+    """The runner named `spec`, "module:Class", made when first asked for (its module imported then), once."""
+    module, name = spec.split(":")
+    return getattr(importlib.import_module(module), name)()
+
+
 def _limits(limits: Limits) -> str:
     """The limits a timed-out sample ran under, as a reader needs them to judge the verdict."""
     wall = f"{limits.wall_seconds:g} s wall clock" if limits.wall_seconds is not None else \
@@ -35,21 +56,19 @@ def _limits(limits: Limits) -> str:
 
 
 class Runner(ABC):
-    language: str
-
     @abstractmethod
-    def request(self, program: str, limits: Limits, network: bool) -> ExecRequest:
+    def request(self, program: str, limits: Limits) -> ExecRequest:
         """The sandbox request that builds and runs `program`."""
 
     @abstractmethod
-    def classify(self, result: ExecResult) -> tuple[str, str]:
+    def classify(self, result: ExecResult) -> tuple[Status, str]:
         """(status, detail) for a run that the sandbox completed without breaking."""
 
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         """Run `program` and judge it. `data` is the task's judge data (`Task.judge_data`), which only judges read."""
-        return self.execute(self.request(program, limits, network), executor, limits)
+        return self.execute(self.request(program, limits), executor, limits)
 
-    def execute(self, request: ExecRequest, executor, limits: Limits) -> Outcome:
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
         result = executor.run(request)
         if result.machinery_error:  # the executor broke, not the model: one retry on a fresh executor
@@ -66,7 +85,11 @@ class Runner(ABC):
         outcome = Outcome(status, detail, tail(output), result.wall_seconds)
         return self.judge(result, outcome)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[str, str]:
+    def unavailable(self) -> str | None:
+        """One line naming what to install, when this machine cannot run such programs; None when it can."""
+        return None
+
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """(status, detail) under the sample's `limits` (a compiled language's program runs under lower limits than
         its build step, which the request carries)."""
         return self.classify(result)

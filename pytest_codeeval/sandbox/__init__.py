@@ -1,5 +1,5 @@
 """The sandbox: runs untrusted generated code. A `ZygoteExecutor` drives one zygote process, which forks each
-sample; `ZygoteExecutor.run(ExecRequest) -> ExecResult` is all that runners use.
+sample; `run(ExecRequest) -> ExecResult`, the `Executor` protocol (api.py), is all that runners use.
 
 The execution pool (execution/pool.py) keeps `--codeeval-jobs` executors per pytest process; `get_executor(level)`
 is one shared executor per level for callers without a pool (benchmarks, tests). See docs/sandbox.md and
@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pytest_codeeval.sandbox.executor import ZygoteExecutor
 
-__all__ = ["ExecRequest", "ExecResult", "Limits", "SANDBOX_LEVELS", "ZygoteExecutor", "get_executor"]
+__all__ = ["ExecRequest", "ExecResult", "Executor", "Limits", "SANDBOX_LEVELS", "ZygoteExecutor", "get_executor"]
 
 _EXECUTORS: dict[str, ZygoteExecutor] = {}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("ExecRequest", "ExecResult", "Limits"):
+    if name in ("ExecRequest", "ExecResult", "Executor", "Limits", "SANDBOX_LEVELS"):
         from pytest_codeeval.sandbox import api
 
         return getattr(api, name)
-    if name in ("SANDBOX_LEVELS", "ZygoteExecutor"):
+    if name == "ZygoteExecutor":
         from pytest_codeeval.sandbox import executor
 
         return getattr(executor, name)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
+
+# --codeeval-sandbox: strict (the default), network (the samples reach the network), basic (no namespaces)
+SANDBOX_LEVELS = ("strict", "network", "basic")
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,6 @@ class ExecRequest:
     filename: str = "program.py"
     files: tuple[tuple[str, bytes], ...] = ()
     limits: Limits = field(default_factory=Limits)
-    network: bool = False
     binds: tuple[str, ...] = ()
     # A two-phase program: `limits` bound its build, and from the moment it writes protocol.RUN_MARK (its build done)
     # the zygote gives it this many seconds of wall time. Kept outside the sample's processes, which can
@@ -75,3 +78,10 @@ class ExecResult:
     abandoned: int = 0  # processes of the sample the kernel would not kill (its zygote was retired with them)
     build_timed_out: bool = False  # a two-phase program reached the wall bound of its build (no RUN_MARK yet)
     out_of_memory: bool = False  # the control group's OOM killer ended a process of the sample
+
+
+class Executor(Protocol):
+    """What a runner is given to run its requests: the sandbox's `ZygoteExecutor`, or a wrapper that adds to each
+    request (execution/job.py's read-only binds). A broken executor says so in `machinery_error`, never raises."""
+
+    def run(self, request: ExecRequest) -> ExecResult: ...

@@ -10,10 +10,9 @@ import sys
 import threading
 from typing import Any
 
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult
+from pytest_codeeval.sandbox.api import SANDBOX_LEVELS, ExecRequest, ExecResult
 from pytest_codeeval.sandbox.protocol import receive, send
 
-SANDBOX_LEVELS = ("strict", "network", "basic")
 REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote itself is presumed hung
 
 

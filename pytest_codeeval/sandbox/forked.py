@@ -1,4 +1,4 @@
-"""Runs inside the sandbox, for the judges' harnesses (runners/stdio_harness.py, runners/cputime_harness.py), which
+"""Runs inside the sandbox, for the judges' harnesses (judges/stdio_harness.py, judges/cputime_harness.py), which
 give each test or timed run of a sample a process of its own: the child's set-up, and the parent's wait for what
 the child reports on a pipe. Standard library only: it is imported in the sample's interpreter."""
 

@@ -240,11 +240,11 @@ def validate(cfg: Located) -> MetricSpec:
                 "description", "target_delimiter", "fewshot_delimiter", "language", "problem_id", "test", "judge"):
         _expect(cfg, key, (str,), "a string")
     if cfg.get("judge") is not None:
-        from pytest_codeeval.runners import runner_names
+        from pytest_codeeval.runners import JUDGES
 
-        if cfg["judge"] not in runner_names() or cfg.get("test") is None:
+        if cfg["judge"] not in JUDGES or cfg.get("test") is None:
             raise CodeevalError(f"{cfg.where('judge')}: judge {cfg['judge']!r} needs `test:` (the judge's data) and "
-                                f"one of {', '.join(sorted(runner_names() - {'python'}))}")
+                                f"one of {', '.join(sorted(JUDGES))}")
     for key in ("doc_to_text", "doc_to_target"):
         _expect(cfg, key, text, "a template, a field name or !function module.fn")
     for key in ("process_docs", "process_results"):

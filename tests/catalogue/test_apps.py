@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import report, write_jsonl
 
-from pytest_codeeval.runners.stdio_harness import call_match, stdio_match
+from pytest_codeeval.judges.stdio_harness import call_match, stdio_match
 
 pytestmark = pytest.mark.timeout(300)
 

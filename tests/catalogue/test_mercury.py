@@ -163,7 +163,7 @@ def test_references_that_fail_leave_the_distribution(pytester: pytest.Pytester) 
 
 
 def test_beyond_is_mercurys() -> None:
-    from pytest_codeeval.runners.cputime import beyond
+    from pytest_codeeval.judges.cputime import beyond
 
     assert beyond(2.0, [1.0, 3.0, 5.0]) == pytest.approx(0.75)  # (max - t) / (max - min)
     assert beyond(0.5, [1.0, 5.0]) == 1.0 and beyond(9.0, [1.0, 5.0]) == 0.0  # clamped into the range

@@ -73,7 +73,7 @@ def test_types_multipl_e_s_translation_rejects(annotation: str) -> None:
 
 
 def test_script_analyzes_then_runs_under_the_program_s_own_cpu_limit() -> None:
-    request = DART.request("void main() {}\n", Limits(cpu_seconds=3), network=False)
+    request = DART.request("void main() {}\n", Limits(cpu_seconds=3))
     files = dict(request.files)
     script = files[".run.sh"].decode()
     assert "dart analyze --no-fatal-warnings program.dart >.build.log 2>&1 ||" in script

@@ -225,7 +225,7 @@ def test_julia_reports_read(case: str) -> None:
 
 def test_julia_script_and_skip_line(monkeypatch: pytest.MonkeyPatch) -> None:
     language = get_language("julia")
-    request = language.request(sample("jl", "ok"), Limits(cpu_seconds=5), network=False)
+    request = language.request(sample("jl", "ok"), Limits(cpu_seconds=5))
     script = dict(request.files)[".run.sh"].decode()
     assert "export JULIA_DEPOT_PATH=/tmp/julia-depot:" in script
     assert script.rstrip().endswith("exec julia --startup-file=no --history-file=no program.jl")

@@ -251,7 +251,7 @@ def test_verdicts_read_from_the_runtime(name: str, result: ExecResult, verdict: 
 
 def test_swift_script_and_missing_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
     language = get_language("swift")
-    request = language.request("func f() {}\n", Limits(cpu_seconds=3), network=False)
+    request = language.request("func f() {}\n", Limits(cpu_seconds=3))
     script = dict(request.files)[".run.sh"].decode()
     assert "swiftc -module-cache-path /tmp/.swift-module-cache program.swift -o program" in script
     assert "ulimit -S -t 3" in script and script.rstrip().endswith("exec ./program")

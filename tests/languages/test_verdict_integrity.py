@@ -143,7 +143,7 @@ def test_every_language_proves_multipl_e_programs(name: str) -> None:
     program = _program(name, COMPLETIONS[name]["ok"])
     proven = language.proof(program)
     assert proven is not None
-    request = language.request(program, Limits(cpu_seconds=5), network=False)
+    request = language.request(program, Limits(cpu_seconds=5))
     assert request.proof
     source = dict(request.files)[request.filename].decode()
     assert _row(name)["tests"].strip().split("\n")[1] in source  # the tests' text, unchanged in the built program

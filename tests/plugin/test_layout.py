@@ -137,6 +137,42 @@ def test_nothing_registers_at_import() -> None:
     assert n_tasks > 100 and unchanged and not imported and found == "PackGo" and imported_after
 
 
+def test_one_table_names_every_runner() -> None:
+    """Every entry of `runners.RUNNERS` is a Runner's "module:Class"; every language of `languages.MODULES` is
+    there, by MultiPL-E's name; a task's `python` finds Python's, and a judge module's class is named in JUDGES."""
+    import importlib
+
+    from pytest_codeeval import judges, languages, runners
+    from pytest_codeeval.runners.base import Runner
+
+    for name, spec in runners.RUNNERS.items():
+        module, cls = spec.split(":")
+        assert issubclass(getattr(importlib.import_module(module), cls), Runner), name
+    assert set(languages.MODULES) | set(runners.JUDGES) == set(runners.RUNNERS)
+    assert type(runners.get_runner("python")).__name__ == "Python"
+    judged = {f"{judges.__name__}.{path.stem}" for path in Path(judges.__file__).parent.glob("*.py")
+              if not path.stem.endswith("_harness") and path.stem != "__init__"}
+    assert judged == {spec.split(":")[0] for spec in runners.JUDGES.values() if spec.startswith(judges.__name__)}
+
+
+def test_the_makefile_s_toolchain_rows_are_the_language_classes() -> None:
+    """`make setup LANGS=...` installs each language's `package` (the Debian packages it names; a remark in
+    parentheses aside) when one of its `tools` is missing; every language but Python's is in a list there."""
+    import re
+
+    from pytest_codeeval.languages import MODULES, get_language
+
+    rows = dict(re.findall(r"^(\w+)\s*:=\s*(.*)$", (PACKAGE.parent / "Makefile").read_text(), re.MULTILINE))
+    packaged, unpackaged = rows["ALL_LANGS"].split(), rows["UNPACKAGED"].split()
+    assert sorted([*packaged, *unpackaged, "py"]) == sorted(MODULES)
+    for name in packaged:
+        language = get_language(name)
+        assert rows[f"PKG_{name}"].split() == language.package.split(" (")[0].split(), name
+        assert rows[f"CMD_{name}"] in language.tools, name
+    for name in unpackaged:
+        assert rows[f"CMD_{name}"] in get_language(name).tools, name
+
+
 def test_every_benchmark_module_is_listed_once() -> None:
     """A catalogue module with a `register` is in `catalogue.MODULES` (else its tasks would silently be missing),
     and every listed module registers."""

@@ -107,9 +107,9 @@ def test_the_memory_bound_is_the_task_s() -> None:
 @pytest.mark.parametrize(("name", "reserved"), [("java", 16 * GiB), ("scala", 16 * GiB), ("go", 8 * GiB), ("js", 8 * GiB)])
 def test_runtimes_reserve_address_space_but_hold_the_task_s_memory(name: str, reserved: int) -> None:
     language = get_language(name)
-    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5), network=False)
+    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5))
     assert (request.limits.memory_bytes, request.limits.address_space()) == (2 * GiB, reserved)
-    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5, memory_bytes=32 * GiB), network=False)
+    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5, memory_bytes=32 * GiB))
     assert (request.limits.memory_bytes, request.limits.address_space()) == (32 * GiB, 32 * GiB)
 
 
@@ -231,12 +231,12 @@ def test_a_compile_time_bomb_fails_in_the_build_s_time(name: str) -> None:
 @pytest.mark.parametrize("name", ["cpp", "hs", "d", "scala", "java", "rs", "go", "cs"])
 def test_compile_steps_have_their_own_bound(name: str) -> None:
     language = get_language(name)
-    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5), network=False)
+    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=5))
     assert request.limits.cpu_seconds == language.build_cpu_seconds == BUILD_CPU_SECONDS
     assert request.limits.wall_bound() == BUILD_WALL_FACTOR * BUILD_CPU_SECONDS
     assert request.run_wall_seconds == Limits(cpu_seconds=5).wall_bound()
     # a program whose limit is above the build's: the build is still bounded by its own
-    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=60), network=False)
+    request = language.request(SAMPLES[name]["program"], Limits(cpu_seconds=60))
     script = dict(request.files)[".run.sh"].decode()
     assert request.limits.cpu_seconds == 60 and f"ulimit -S -t {int(BUILD_CPU_SECONDS)}\n" in script, script
 

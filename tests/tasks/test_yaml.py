@@ -55,9 +55,12 @@ def make_task(tmp_path: Path, text: str, **files: str) -> YamlTask:
         (BASE + "test: 'assert True'\nmetric_list:\n  - metric: exact_match\n", "tasks/t.yaml:8: task 't' runs tests (test:), so it is judged by pass@k*"),
         (BASE + "repeats: 0\n", "tasks/t.yaml:6: repeats must be at least 1"),
         (BASE + "num_fewshot: two\n", "tasks/t.yaml:6: num_fewshot must be a whole number, not 'two'"),
+        (BASE + "test: '{}'\njudge: stdi\n", "tasks/t.yaml:7: judge 'stdi' needs `test:` (the judge's data) and one of "
+         "answer, cputime, humanevalpack-cpp, humanevalpack-go, humanevalpack-java, humanevalpack-js, humanevalpack-rust, "
+         "stdio"),
     ],
     ids=["typo", "metric", "aggregation", "option", "generation", "until", "required", "include", "syntax", "unsafe-tag",
-         "unsupported", "function-path", "template", "output-type", "execution-metric", "repeats", "type"],
+         "unsupported", "function-path", "template", "output-type", "execution-metric", "repeats", "type", "judge"],
 )
 def test_errors_point_at_file_and_line(pytester: pytest.Pytester, text: str, message: str) -> None:
     write(pytester.path, {"tasks/t.yaml": text})

@@ -79,5 +79,5 @@ BUILDERS: dict[str, Callable[[Doc, str], str]] = {
     "python": _python, "cpp": _cpp, "java": _java, "js": _js, "go": _go, "rust": _rust,
 }
 # The runner of each language's programs: Python's own; the others are the language modules' runners with BCEH's
-# build and verdict rules (runners.py), which `runners.get_runner` finds under these names.
+# build and verdict rules (runners.py), named under these names in `runners.JUDGES`.
 RUNNER_LANGUAGES = {"python": "python", **{lang: f"humanevalpack-{lang}" for lang in LANGUAGES[1:]}}

@@ -1,4 +1,4 @@
-"""How HumanEvalPack's programs run (`runners.get_runner` finds them by name, `programs.RUNNER_LANGUAGES`): the
+"""How HumanEvalPack's programs run (`runners.JUDGES` names them, `programs.RUNNER_LANGUAGES`): the
 language modules' runners, with what BCEH's evaluator (OctoPack's
 `code_eval_octopack`) does differently. Its programs are not MultiPL-E's: C++ is built as C++11 against boost
 and OpenSSL, Go is a `package main` test file that uses testify, and JavaScript's tests are `console.assert`

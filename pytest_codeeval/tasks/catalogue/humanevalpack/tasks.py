@@ -100,7 +100,7 @@ class PackProgram(HumanEvalPack):
         """Before any data loads: this machine can run the language's programs, or one line says what to install."""
         from pytest_codeeval.runners import get_runner
 
-        missing = getattr(get_runner(self.language), "unavailable", lambda: None)()
+        missing = get_runner(self.language).unavailable()
         if missing:
             raise CodeevalError(f"task {self.name!r}: {missing}")
 

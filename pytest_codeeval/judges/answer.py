@@ -10,10 +10,10 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome
-from pytest_codeeval.runners.python import PythonRunner
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.sandbox.api import ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecResult, Executor, Limits
 
 TOLERANCE = 1e-3  # bigcode-evaluation-harness's pal_code_exec: |answer - reference| < 1e-3
 FAILED_MARK = "failed:"  # the harness's prefix of a failed run's result: such an answer is left out
@@ -42,13 +42,11 @@ def last_line(stdout: str) -> str | None:
     return lines[-1].strip() if lines else None
 
 
-class AnswerRunner(PythonRunner):
+class AnswerJudge(Python):
     """Judge data: {"expected": value}. The sample passes when it ran and its last printed line matches."""
 
-    language = "answer"
-
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
-        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits, network), executor, limits)
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
+        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits), executor, limits)
         expected = json.loads(data)["expected"] if data else None
         outcome.judgement["expected"] = expected
         return self._compare(outcome, expected)

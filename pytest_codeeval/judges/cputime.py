@@ -15,11 +15,11 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from pytest_codeeval.judges.stdio import MAX_CPU, read_verdict
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.runners.python import PythonRunner
-from pytest_codeeval.runners.stdio import MAX_CPU, read_verdict
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 
 HARNESS = Path(__file__).with_name("cputime_harness.py")
 RESULT_MARK = "@@codeeval-cputime "
@@ -65,10 +65,8 @@ def _failure_text(failure: Mapping) -> str:
     return "\n".join(parts) + "\n" if parts else ""
 
 
-class CpuTimeRunner(PythonRunner):
-    language = "cputime"
-
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+class CpuTimeJudge(Python):
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         spec.setdefault("tests", [])
         spec.setdefault("references", [])
@@ -81,7 +79,7 @@ class CpuTimeRunner(PythonRunner):
         whole = replace(limits, cpu_seconds=min(MAX_CPU, (per_run + 1) * (runs + 1)),
                         wall_seconds=(3 * per_run + 3) * (runs + 1) + 10)
         request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole, network=network,
+            python_source=harness_source(), filename="harness.py", limits=whole,
             files=(("solution.py", program.encode("utf-8", "surrogatepass")), ("spec.json", json.dumps(spec).encode())),
         )
         return self.execute(request, executor, limits)

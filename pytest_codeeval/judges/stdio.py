@@ -12,9 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.runners.python import PythonRunner
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 
 HARNESS = Path(__file__).with_name("stdio_harness.py")
 RESULT_MARK = "@@codeeval-stdio "
@@ -46,10 +46,8 @@ def read_verdict(stdout: str, mark: str = RESULT_MARK) -> dict | None:
     return None
 
 
-class StdioRunner(PythonRunner):
-    language = "stdio"
-
-    def run(self, program: str, limits: Limits, executor, network: bool = False, data: str | None = None) -> Outcome:
+class StdioJudge(Python):
+    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
         spec = json.loads(data or "{}")
         per_test = limits.cpu_seconds
         spec.setdefault("inputs", [])
@@ -60,7 +58,7 @@ class StdioRunner(PythonRunner):
         cpu = min(MAX_CPU, (per_test + 1) * (tests + 1))
         whole = replace(limits, cpu_seconds=cpu, wall_seconds=(3 * per_test + 3) * (tests + 1) + 10)
         request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole, network=network,
+            python_source=harness_source(), filename="harness.py", limits=whole,
             files=(("solution.py", program.encode("utf-8", "surrogatepass")),
                    ("tests.json", json.dumps(spec).encode())),
         )
