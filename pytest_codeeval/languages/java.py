@@ -6,9 +6,8 @@ import os
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import Jvm
+from pytest_codeeval.languages.jvm import COMPILER_JVM, Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
-from pytest_codeeval.sandbox.api import ExecResult
 
 _IMPORTS = (
     "java.util.*",
@@ -23,7 +22,6 @@ _IMPORTS = (
 
 JAVATUPLES = "/usr/share/java/javatuples.jar"  # Debian's libjavatuples-java; MultiPL-E's prompts import it
 _PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+)?class\s+(\w+)", re.MULTILINE)
-_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 _MAIN = re.compile(r"\bstatic\s+void\s+main\s*\(\s*String\s*(?:\[\s*\]\s*\w+|\w+\s*\[\s*\]|\.\.\.\s*\w+)\s*\)")
 # Java's `assert` checked with a false condition that the compiler cannot fold, then the token copied by path
 JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
@@ -34,8 +32,6 @@ JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
         byte[] codeevalToken = new byte[64];
         codeevalOut.write(codeevalToken, 0, Math.max(0, codeevalIn.read(codeevalToken)));
       }} catch (java.io.IOException codeevalError) {{ throw new RuntimeException(codeevalError); }} }}"""
-# the compiler is a JVM too: C1 only and the serial collector start it in about half the time
-_JAVAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
 
 
 class Java(Jvm):
@@ -71,7 +67,7 @@ class Java(Jvm):
         return f"{public.group(1) if public else 'Problem'}.java"
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
-        return [["javac", *_JAVAC_JVM, "-encoding", "UTF8", "-cp", JAVATUPLES, "-d", ".", source]]
+        return [["javac", *COMPILER_JVM, "-encoding", "UTF8", "-cp", JAVATUPLES, "-d", ".", source]]
 
     def run_command(self, source: str) -> list[str]:
         return ["java", "-ea", "-XX:+UseSerialGC", "-Xmx1g", "-cp", f".:{JAVATUPLES}", source[: -len(".java")]]
@@ -80,14 +76,6 @@ class Java(Jvm):
         """At the end of the tests' `main` (the program's last), which a failed `assert` leaves by throwing."""
         return in_last_body(program, _MAIN, JVM_PROOF)
 
-    def runtime_error(self, result: ExecResult) -> str:
-        match = _EXCEPTION.search(result.stderr)
-        if match is None:
-            return super().runtime_error(result)
-        kind, message = match.group(1), (match.group(2) or "").strip()
-        if kind == "java.lang.AssertionError":
-            return "assertion failed" + (f": {message[:200]}" if message else "")
-        return f"exception: {kind}" + (f": {message[:200]}" if message else "")
 
     # -- translator ----------------------------------------------------------------------------------------------
     def declaration(self, typed: list[tuple[str, str]], description: str) -> str:

@@ -13,14 +13,12 @@ import shutil
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import Jvm
+from pytest_codeeval.languages.jvm import COMPILER_JVM, Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
 
-_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 # scalac runs on a JVM: C1 only and the serial collector start it in about half the time
-_SCALAC_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
 
 
 def camel_case(name: str) -> str:
@@ -69,7 +67,7 @@ class Scala(Jvm):
     main = "def main(args: Array[String]) = {"
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
-        return [["scalac", *_SCALAC_JVM, "-d", ".", source]]
+        return [["scalac", *COMPILER_JVM, "-d", ".", source]]
 
     def run_command(self, source: str) -> list[str]:
         # what `scala -cp . Problem` runs, without its launcher script and runner in between
@@ -79,14 +77,6 @@ class Scala(Jvm):
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status 0, but stderr: {last[:200]}" if last else None
 
-    def runtime_error(self, result: ExecResult) -> str:
-        match = _EXCEPTION.search(result.stderr)
-        if match is None:
-            return super().runtime_error(result)
-        kind, message = match.group(1), (match.group(2) or "").strip()
-        if kind == "java.lang.AssertionError":
-            return "assertion failed" + (f": {message[:200]}" if message and message != "assertion failed" else "")
-        return f"exception: {kind}" + (f": {message[:200]}" if message else "")
 
     def compile_error(self, log: str) -> str:
         for line in log.splitlines():
