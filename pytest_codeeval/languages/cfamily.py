@@ -212,8 +212,16 @@ class ClassWrapped(CFamily):
     comment_indent = "    "
     stop = ("\n    }\n",)
     main: ClassVar[str] = ""  # the line that opens the tests' main method
+    header: ClassVar[str] = ""  # what comes before the class: the program's imports
     assertion: ClassVar[str] = "assert"
     equals: ClassVar[str] = "equals"
+
+    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
+        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
+        return (
+            f"{self.header}class Problem {{\n{self.described(description)}"
+            f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
+        )
 
     def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
         return ["    }", f"    {self.main}"]

@@ -94,6 +94,7 @@ class CSharp(ClassWrapped):
     map_value = "new {kind}(){literal}"
     list_format, dict_format, tuple_format = "List<{}>", "Dictionary<{key},{value}>", ("Tuple<", ", ", ">")
     main = "public static void Main(string[] args) {"
+    header = "".join(f"using {module};\n" for module in _USINGS)
     assertion = "Debug.Assert"
     equals = "Equals"
     env: ClassVar[dict[str, str]] = {"MONO_TRACE_LISTENER": "Console.Error"}  # a failed Debug.Assert, on stderr
@@ -131,14 +132,6 @@ class CSharp(ClassWrapped):
         return append(proven.text, CSHARP_LISTENER) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
-        usings = "".join(f"using {module};\n" for module in _USINGS)
-        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
-        return (
-            f"{usings}class Problem {{\n{self.described(description)}"
-            f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
-        )
-
     def function_name(self, name: str) -> str:
         return pascal_case(name)
 

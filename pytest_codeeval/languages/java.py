@@ -55,6 +55,7 @@ class Java(Jvm):
     list_format, optional_format = "ArrayList<{}>", "Optional<{}>"
     dict_format, tuple_format = "HashMap<{key},{value}>", ("Pair<", ", ", ">")
     main = "public static void main(String[] args) {"
+    header = "".join(f"import {module};\n" for module in _IMPORTS)
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()
@@ -78,14 +79,6 @@ class Java(Jvm):
 
 
     # -- translator ----------------------------------------------------------------------------------------------
-    def declaration(self, typed: list[tuple[str, str]], description: str) -> str:
-        imports = "".join(f"import {module};\n" for module in _IMPORTS)
-        formal = ", ".join(f"{kind} {name}" for kind, name in typed)
-        return (
-            f"{imports}class Problem {{\n{self.described(description)}"
-            f"    public static {self.return_name} {self.entry}({formal}) " + "{\n"
-        )
-
     def contained(self, item: str) -> str:
         return _boxed(item)
 
