@@ -69,7 +69,7 @@ class Exact:
 
 
 def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     class Backend(TransformersBackend):
         def generate(self, reqs: Any, settings: GenerationSettings) -> Any:
@@ -83,7 +83,7 @@ def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
 
 
 def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
-    from pytest_codeeval.generation.vllm_backend import VllmBackend
+    from pytest_codeeval.generation.backends.vllm import VllmBackend
 
     class Backend(VllmBackend):
         def _params(self, request: GenerationRequest, settings: GenerationSettings) -> Any:
@@ -98,7 +98,7 @@ def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
 
 
 def server_backend(model: Path, url: str, mode: Exact) -> Any:
-    from pytest_codeeval.generation.openai_backend import OpenAIBackend
+    from pytest_codeeval.generation.backends.openai import OpenAIBackend
 
     class Backend(OpenAIBackend):
         def _payload(self, request: GenerationRequest, n: int, settings: GenerationSettings) -> dict[str, Any]:

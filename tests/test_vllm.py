@@ -60,8 +60,8 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def transformers(model_dir: Path) -> Any:
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
     from pytest_codeeval.generation.models import resolve_model
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
 
     return TransformersBackend(resolve_model(str(model_dir), ModelOptions()), ModelOptions(), "fp32")
 
@@ -74,12 +74,12 @@ def reference(transformers: Any) -> dict[SampleKey, str]:
 
 @pytest.fixture(scope="module")
 def engine(model_dir: Path) -> Any:
-    from pytest_codeeval.generation import vllm_backend
+    from pytest_codeeval.generation.backends import vllm
 
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; the CPU build's default takes far more
     from pytest_codeeval.generation.models import resolve_model
 
-    return vllm_backend.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
+    return vllm.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
 
 
 @needs_vllm

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
-from pytest_codeeval.generation.transformers_backend import row_seed
 
 PREFIX = "vllm:"
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
