@@ -58,7 +58,7 @@ def load(spec: ModelSpec, options: ModelOptions, precision: str) -> VllmBackend:
 
 
 def _lora_rank(adapter: str) -> int:
-    """vLLM sizes its LoRA buffers before it sees the adapter: the adapter's own rank, read off its config."""
+    """The adapter's own rank, read off its config (before vLLM is imported: a wrong path is one line either way)."""
     config = Path(adapter, "adapter_config.json")
     try:
         return int(json.loads(config.read_text(encoding="utf-8"))["r"])
@@ -69,12 +69,25 @@ def _lora_rank(adapter: str) -> int:
         ) from None
 
 
+def _max_lora_rank(adapter: str, rank: int) -> int:
+    """vLLM sizes its LoRA buffers before it sees the adapter, for one of a few ranks: the smallest that holds it."""
+    from typing import get_args
+
+    from vllm.config.lora import MaxLoRARanks
+
+    sizes = sorted(get_args(MaxLoRARanks))
+    if rank > sizes[-1]:
+        raise CodeevalError(f"--codeeval-peft={adapter}: its rank {rank} is above vLLM's largest LoRA rank, "
+                            f"{sizes[-1]}; use the transformers backend for it")
+    return next(size for size in sizes if size >= rank)
+
+
 class VllmBackend:
     name = "vllm"
     loads = 1
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
-        rank = _lora_rank(options.peft) if options.peft else None
+        adapter = (options.peft, _lora_rank(options.peft)) if options.peft else None
         # vLLM's own log handler would hold the stream pytest captures, closed before vLLM's exit-time shutdown
         # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
@@ -109,11 +122,11 @@ class VllmBackend:
         if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
             args["enable_chunked_prefill"] = False
         self.lora = None
-        if options.peft:
+        if adapter is not None:
             from vllm.lora.request import LoRARequest
 
-            args.update(enable_lora=True, max_lora_rank=rank)
-            self.lora = LoRARequest("codeeval-peft", 1, str(Path(options.peft).resolve()))
+            args.update(enable_lora=True, max_lora_rank=_max_lora_rank(*adapter))
+            self.lora = LoRARequest("codeeval-peft", 1, str(Path(adapter[0]).resolve()))
         try:
             self.llm = vllm.LLM(**args)
         except (OSError, ValueError, RuntimeError) as exc:
@@ -129,6 +142,13 @@ class VllmBackend:
 
     def identity(self) -> dict[str, Any]:
         return vllm_identity(self.spec, self.options)
+
+    def close(self) -> None:
+        """Stop vLLM's engine process now. Left to the interpreter's exit it can hang it: exit hooks run last
+        registered first, so in a process that made a `weakref.finalize` (a temporary directory, say) before it
+        imported multiprocessing, multiprocessing joins the engine process (not a daemon) before vLLM's finalizer
+        has told it to stop."""
+        self.engine.engine_core.shutdown()
 
     def usage(self) -> dict[str, Any]:
         return {"vllm": self.version, "max_model_len": self.max_model_len, "too_long": self.too_long,
