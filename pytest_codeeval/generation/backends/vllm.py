@@ -10,6 +10,7 @@ transformers backend, so the backend is part of the model's identity (the cache 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import json
@@ -46,12 +47,14 @@ _loaded: dict[tuple[Any, ...], VllmBackend] = {}
 
 def load(spec: ModelSpec, options: ModelOptions, precision: str) -> VllmBackend:
     """The process's engine for this model, started on first use. A session's second generation pass (chained
-    tasks) reuses it; another model replaces it (vLLM gives an engine's GPU memory back only when it is dropped)."""
+    tasks) reuses it; another model replaces it (the old engine is stopped first, which gives its memory back)."""
     key = (spec.name, spec.source, spec.gguf_file, options, precision)
     backend = _loaded.get(key)
     if backend is not None:
         backend.loads = 0
         return backend
+    for replaced in _loaded.values():
+        replaced.close()
     _loaded.clear()
     backend = _loaded[key] = VllmBackend(spec, options, precision)
     return backend
@@ -133,6 +136,7 @@ class VllmBackend:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise CodeevalError(f"--codeeval-model={PREFIX}{spec.name}: vLLM cannot load it: {first}") from None
         self.engine = self.llm.llm_engine
+        atexit.register(self.close)
         self.tokenizer = self.llm.get_tokenizer()
         self.max_model_len = int(self.engine.model_config.max_model_len)
         self.version = vllm.__version__
@@ -144,10 +148,10 @@ class VllmBackend:
         return vllm_identity(self.spec, self.options)
 
     def close(self) -> None:
-        """Stop vLLM's engine process now. Left to the interpreter's exit it can hang it: exit hooks run last
-        registered first, so in a process that made a `weakref.finalize` (a temporary directory, say) before it
-        imported multiprocessing, multiprocessing joins the engine process (not a daemon) before vLLM's finalizer
-        has told it to stop."""
+        """Stop vLLM's engine process; also at exit, registered when the engine started. vLLM's own finalizer is
+        not enough: exit hooks run last registered first, so in a process that made a `weakref.finalize` (a
+        temporary directory, say) before it imported multiprocessing, multiprocessing would join the engine process
+        (not a daemon) before that finalizer told it to stop, and the process would hang at exit."""
         self.engine.engine_core.shutdown()
 
     def usage(self) -> dict[str, Any]:
