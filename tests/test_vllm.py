@@ -1,7 +1,8 @@
 """vLLM, real and without mocks, on the embedded model: the in-process backend (`--codeeval-model=vllm:MODEL`)
-against the transformers backend and against itself, and a vLLM OpenAI-compatible server for the `openai:`
-backend. vLLM's CPU build lives in its own environment (`make setup-vllm`), where `make test` runs this file; the
-option checks run in every environment."""
+against the transformers backend and against itself; pytest runs through it (xdist, every task family, Ctrl-C, a
+LoRA adapter); and a vLLM OpenAI-compatible server for the `openai:` backend. vLLM's CPU build lives in its own
+environment (`make setup-vllm`), where `make test` runs this file; the option checks run in every environment.
+Engine starts are the file's cost: three in all (the module's engine, the LoRA run's, the server's)."""
 
 from __future__ import annotations
 
