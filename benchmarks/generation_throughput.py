@@ -159,6 +159,10 @@ def main() -> None:
     parser.add_argument("--bceh", help="a bigcode-evaluation-harness checkout (its main.py runs as it is)")
     parser.add_argument("--bceh-python", default=sys.executable, help="an interpreter with BCEH's requirements")
     args = parser.parse_args()
+    # The in-process engine gets the server's settings: a KV cache of its own size (vLLM's CPU default asks for most
+    # of the machine's memory, which the server already holds part of: the engine refused to start), offline.
+    for name, value in VLLM_ENV.items():
+        os.environ.setdefault(name, value)
     model = embedded_dir()
     sampled = args.n_samples > 1 or args.sample
     settings = GenerationSettings(max_new_tokens=args.max_new_tokens, n_samples=args.n_samples, do_sample=sampled,
