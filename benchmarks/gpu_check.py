@@ -168,7 +168,7 @@ def generate_batched(backend: Any, prompts: list[tuple[str, str, int]], n: int, 
     ours are, left padded), n return sequences each: every row of a batch runs until the batch's last ends."""
     import torch
 
-    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
+    from pytest_codeeval.generation.backends.transformers import AUTO_BATCH
 
     per_batch = max(1, (args.batch_size or AUTO_BATCH) // n)
     tokens = 0
@@ -206,7 +206,7 @@ def random_model(kind: str, config: dict[str, Any], vocab: int, dtype: Any, devi
 
 def on_model(small: Any, model: Any) -> Any:
     """The small model's backend (its tokenizer, this project's decode loop) around another model."""
-    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
+    from pytest_codeeval.generation.backends.transformers import AUTO_BATCH
 
     backend = copy.copy(small)
     backend.use_model(model)
@@ -294,7 +294,7 @@ def out_of_memory_check(small: Any, reqs: list[GenerationRequest], expected: dic
     rows' memory beyond the weights (on a CPU, CUDA's error raised above a quarter of the rows instead)."""
     import torch
 
-    from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
+    from pytest_codeeval.generation.backends.transformers import AUTO_BATCH
 
     backend = copy.copy(small)
     backend.auto_batch = AUTO_BATCH
@@ -390,8 +390,8 @@ def main() -> int:
 
     import torch
 
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
     from pytest_codeeval.generation.models import convert_gguf, resolve_model
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("no CUDA device is visible: run this on a GPU machine, or with --smoke on a CPU", file=sys.stderr)

@@ -9,8 +9,8 @@ from typing import Any, Protocol
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
+from pytest_codeeval.generation.backends.data_parallel import parse_devices
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
-from pytest_codeeval.generation.data_parallel import parse_devices
 from pytest_codeeval.generation.files import save_format
 
 
@@ -206,7 +206,7 @@ def _check_source(settings: Settings) -> None:
         return
     if not settings.model:
         return
-    from pytest_codeeval.generation.openai_backend import endpoint_urls, is_server_model
+    from pytest_codeeval.generation.backends.openai import endpoint_urls, is_server_model
 
     if is_server_model(settings.model):
         endpoint_urls(settings.model, settings.server)
@@ -259,7 +259,7 @@ def _vllm_options(opt: Any) -> dict[str, Any]:
 def _check_backend_options(model: str, opt: Any) -> None:
     """vLLM's options name no setting of another backend, and the transformers backend's placement and
     quantization options have vLLM counterparts: given to the wrong backend, one line names the right one."""
-    from pytest_codeeval.generation.vllm_backend import is_vllm_model
+    from pytest_codeeval.generation.backends.vllm import is_vllm_model
 
     if is_vllm_model(model):
         wrong = next((name for name in NOT_FOR_VLLM if opt("codeeval_" + name)), None)

@@ -3,6 +3,7 @@ servers) implement `Backend`; tasks and runners never see which one ran."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -44,6 +45,13 @@ class GenerationRequest:
     settings: GenerationSettings | None = None  # the task's own overrides (YAML generation_kwargs); None: the run's
     answer_start: str = ""  # text after the instruction tokens that the model continues (Task.answer_start)
     suffix: str | None = None  # fill-in-the-middle: the text after the gap (Task.get_suffix)
+
+
+def row_seed(seed: int, request: GenerationRequest) -> int:
+    """One sample's own seed, from (seed, task, problem, sample) only: it does not depend on what else was selected
+    or on how requests were batched or split, in any backend."""
+    key = f"{seed}:{request.key.task}:{request.key.problem}:{request.key.index}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:7], "big")
 
 
 @dataclass

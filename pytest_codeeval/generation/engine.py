@@ -36,27 +36,27 @@ def _plan(
     model: str, options: ModelOptions, server: ServerOptions, settings: GenerationSettings,
 ) -> tuple[str, dict[str, Any], Callable[[], Backend]]:
     """The backend's name, its identity (cheap: the cache is read before anything loads) and how to start it."""
-    from pytest_codeeval.generation import vllm_backend
+    from pytest_codeeval.generation.backends import vllm
+    from pytest_codeeval.generation.backends.openai import OpenAIBackend, is_server_model
     from pytest_codeeval.generation.models import resolve_model
-    from pytest_codeeval.generation.openai_backend import OpenAIBackend, is_server_model
 
     if is_server_model(model):
         backend = OpenAIBackend(model, server)  # opens no connection yet
         return "openai", backend.identity(), lambda: backend
-    if vllm_backend.is_vllm_model(model):
-        spec = resolve_model(model.removeprefix(vllm_backend.PREFIX), options)
-        return "vllm", vllm_backend.vllm_identity(spec, options), lambda: vllm_backend.load(
+    if vllm.is_vllm_model(model):
+        spec = resolve_model(model.removeprefix(vllm.PREFIX), options)
+        return "vllm", vllm.vllm_identity(spec, options), lambda: vllm.load(
             spec, options, settings.precision
         )
     spec = resolve_model(model, options)
 
     def load() -> Backend:
-        from pytest_codeeval.generation.data_parallel import DataParallelBackend, visible
+        from pytest_codeeval.generation.backends.data_parallel import DataParallelBackend, visible
 
         devices = visible(options.devices)
         if len(devices) > 1:
             return DataParallelBackend(spec, options, settings.precision, devices)
-        from pytest_codeeval.generation.transformers_backend import TransformersBackend
+        from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
         return TransformersBackend(spec, options, settings.precision, device=devices[0] if devices else None)
 

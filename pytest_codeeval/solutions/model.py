@@ -83,7 +83,7 @@ class ModelSource(SolutionSource):
     def _chat_reply(self, request: GenerationRequest) -> bool:
         """Whether the model's text is a chat reply (prose around code blocks), not a continuation of the prompt:
         a server's chat endpoint, or a chat template with nothing put in the model's mouth (no answer start)."""
-        from pytest_codeeval.generation.openai_backend import is_server_model
+        from pytest_codeeval.generation.backends.openai import is_server_model
 
         if is_server_model(self.settings.model or ""):
             return self.settings.server.chat

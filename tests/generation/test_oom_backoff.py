@@ -27,7 +27,7 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def backend(model: Path):
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     return TransformersBackend(resolve_model(str(model), ModelOptions()), ModelOptions(), "auto")
 
@@ -88,7 +88,7 @@ def test_a_fixed_batch_size_that_does_not_fit_is_one_clear_error(llama: Path) ->
 
 
 def test_data_parallel_replicas_start_from_the_kept_size(llama: Path) -> None:
-    from pytest_codeeval.generation.data_parallel import DataParallelBackend
+    from pytest_codeeval.generation.backends.data_parallel import DataParallelBackend
 
     reqs = requests(first_ids(5), 1)
     settings = GenerationSettings(max_new_tokens=6)
@@ -104,15 +104,15 @@ def injecting(rows: int) -> str:
 import sys
 sys.path.insert(0, {str(TESTS)!r})
 from tiny_models import run_out_of_memory_above
-from pytest_codeeval.generation import transformers_backend
+from pytest_codeeval.generation.backends import transformers
 
-loaded = transformers_backend.TransformersBackend.__init__
+loaded = transformers.TransformersBackend.__init__
 
 def load(self, *args, **kwargs):
     loaded(self, *args, **kwargs)
     run_out_of_memory_above(self.model, {rows})
 
-transformers_backend.TransformersBackend.__init__ = load
+transformers.TransformersBackend.__init__ = load
 """
 
 

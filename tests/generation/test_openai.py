@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from servers import FaultProxy, embedded_dir, free_port, transformers_serve
 
+from pytest_codeeval.generation.backends.openai import normalize_url, retry_after
 from pytest_codeeval.generation.chat_reply import code_from_reply
-from pytest_codeeval.generation.openai_backend import normalize_url, retry_after
 
 pytestmark = pytest.mark.timeout(900)
 TOKENS = "--codeeval-max-new-tokens=16"

@@ -1,7 +1,8 @@
 """vLLM, real and without mocks, on the embedded model: the in-process backend (`--codeeval-model=vllm:MODEL`)
-against the transformers backend and against itself, and a vLLM OpenAI-compatible server for the `openai:`
-backend. vLLM's CPU build lives in its own environment (`make setup-vllm`), where `make test` runs this file; the
-option checks run in every environment."""
+against the transformers backend and against itself; pytest runs through it (xdist, every task family, Ctrl-C, a
+LoRA adapter); and a vLLM OpenAI-compatible server for the `openai:` backend. vLLM's CPU build lives in its own
+environment (`make setup-vllm`), where `make test` runs this file; the option checks run in every environment.
+Engine starts are the file's cost: three in all (the module's engine, the LoRA run's, the server's)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,8 +62,8 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def transformers(model_dir: Path) -> Any:
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
     from pytest_codeeval.generation.models import resolve_model
-    from pytest_codeeval.generation.transformers_backend import TransformersBackend
 
     return TransformersBackend(resolve_model(str(model_dir), ModelOptions()), ModelOptions(), "fp32")
 
@@ -74,12 +76,16 @@ def reference(transformers: Any) -> dict[SampleKey, str]:
 
 @pytest.fixture(scope="module")
 def engine(model_dir: Path) -> Any:
-    from pytest_codeeval.generation import vllm_backend
+    from pytest_codeeval.generation.backends import vllm
 
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; the CPU build's default takes far more
     from pytest_codeeval.generation.models import resolve_model
 
-    return vllm_backend.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
+    backend = vllm.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
+    # A first request imports what generation imports, here: pytester's in-process runs drop the modules first
+    # imported inside them, and vLLM's classes must stay the ones its engine knows.
+    list(backend.generate(requests(first_ids(1)), GenerationSettings(max_new_tokens=1)))
+    return backend
 
 
 @needs_vllm
@@ -145,39 +151,171 @@ def test_a_prompt_longer_than_the_context_gets_an_empty_uncached_completion(engi
     assert usage["too_long"] == 1 and "do not fit vLLM's context of 2048 tokens" in usage["warnings"][0]
 
 
+# The engine fixture's options on the command line: an in-process run with them gets the module's engine (vLLM's
+# `load` keeps one per process), so a pytest run through `vllm:` starts no engine of its own: `model_loads` is 0.
+SAME_ENGINE = ("--codeeval-enforce-eager", "--codeeval-max-model-len=2048", "--codeeval-precision=fp32")
+SAMPLED_RUN = ("--codeeval-tasks=humaneval", "--codeeval-limit=3", "--codeeval-n-samples=3", "--codeeval-temperature=1.0",
+               "--codeeval-seed=7", "--codeeval-max-new-tokens=24")
+
+
 def report_of(pytester: pytest.Pytester, model: str, *args: str) -> dict:
+    """A run in this process (vLLM's engine shared with the module), its JSON report."""
     report = pytester.path / "r.json"
     report.unlink(missing_ok=True)
-    result = pytester.runpytest_subprocess(
-        f"--codeeval-model={model}", "--codeeval-tasks=humaneval", "--codeeval-limit=3", "--codeeval-n-samples=3",
-        "--codeeval-temperature=1.0", "--codeeval-seed=7", "--codeeval-max-new-tokens=24", f"--codeeval-report={report}",
-        f"--codeeval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", *args,
+    result = pytester.runpytest_inprocess(
+        f"--codeeval-model={model}", f"--codeeval-report={report}", f"--codeeval-cache-dir={pytester.path / 'cache'}",
+        "-p", "no:cacheprovider", *args,
     )
     assert result.ret in (0, 1), result.stdout.str()[-3000:] + result.stderr.str()[-3000:]
     return json.loads(report.read_text())
 
 
-def solutions(report: dict) -> dict[SampleKey, str]:
-    return {SampleKey("humaneval", pid, s["index"]): s["solution"]
-            for pid, p in report["tasks"]["humaneval"]["problems"].items() for s in p["samples"]}
+def solutions(report: dict, task: str = "humaneval") -> dict[SampleKey, str]:
+    return {SampleKey(task, pid, s["index"]): s["solution"]
+            for pid, p in report["tasks"][task]["problems"].items() for s in p["samples"]}
 
 
 @needs_vllm
 def test_a_run_under_xdist_gives_the_engines_samples_and_caches_them_as_vllms(
-    pytester: pytest.Pytester, model_dir: Path, engine: Any
+    pytester: pytest.Pytester, model_dir: Path, engine: Any, transformers: Any
 ) -> None:
+    """The controller generates (with the module's engine: none started), its two workers run the samples."""
     vllm = f"vllm:{model_dir}"
-    first = report_of(pytester, vllm, "--codeeval-enforce-eager", "--codeeval-max-model-len=2048", "-n", "2")
+    first = report_of(pytester, vllm, *SAMPLED_RUN, *SAME_ENGINE, "-n", "2")
     generation = first["generation"]
     assert generation["backend"] == "vllm" and generation["vllm"] and generation["max_model_len"] == 2048
-    assert (generation["model_loads"], generation["generated"], generation["cached"]) == (1, 9, 0)
+    assert (generation["model_loads"], generation["generated"], generation["cached"]) == (0, 9, 0)
     reqs = {r.key: r for r in requests(first_ids(3), 3)}
     expected = {key: reqs[key].prompt + text for key, text in cut(texts(engine, list(reqs.values()), **SAMPLED)).items()}
     assert solutions(first) == expected
-    again = report_of(pytester, vllm, "--codeeval-enforce-eager", "--codeeval-max-model-len=2048")["generation"]
-    assert (again["model_loads"], again["generated"], again["cached"]) == (0, 0, 9)  # no engine started
-    other = report_of(pytester, str(model_dir))["generation"]  # the transformers backend: not vLLM's samples
+    again = report_of(pytester, vllm, *SAMPLED_RUN, *SAME_ENGINE)["generation"]
+    assert (again["generated"], again["cached"]) == (0, 9) and "load_seconds" not in again  # no backend started
+    other = report_of(pytester, str(model_dir), *SAMPLED_RUN)["generation"]  # the transformers backend: not vLLM's
     assert (other["backend"], other["generated"], other["cached"]) == ("transformers", 9, 0)
+
+
+DATA = Path(__file__).parents[1] / "data"
+# One task of every family that runs offline, with its local rows where it has no packaged data. Left out: the
+# fill-in-the-middle families (santacoder_fim, starcoder_fim, humaneval-infilling-*): the embedded SmolLM2 has no
+# FIM tokens (test_fill_in_the_middle_where_the_model_has_the_tokens).
+FAMILIES = {
+    "humaneval": None, "instruct_wizard_humaneval": None, "parity": None, "multiple-lua": None,
+    "humanevalplus": "humanevalplus/test.jsonl", "mbpp": "mbpp/test.jsonl", "mbppplus": "mbppplus/test.jsonl",
+    "instruct-humaneval": "instructhumaneval/test.jsonl", "apps-introductory": "apps/apps_test.jsonl",
+    "conala": "conala/conala.jsonl", "concode": "conala/concode.jsonl",
+    "codexglue_code_to_text-python": "codexglue/code_to_text-python.jsonl",
+    "codexglue_text_to_text-da_en": "codexglue/text_to_text-da_en.jsonl",
+    "ds1000-numpy-completion": "ds1000/ds1000_test.jsonl",
+    "humanevalsynthesize-python": "humanevalpack/python.jsonl", "humanevalfixtests-python": "humanevalpack/python.jsonl",
+    "humanevalfixdocs-python": "humanevalpack/python.jsonl",
+    "humanevalexplaindescribe-python": "humanevalpack/python.jsonl",
+    "humanevalexplainsynthesize-python": "humanevalpack/python.jsonl",  # chained: a second generation pass
+    "mercury": "mercury/eval.jsonl", "pal-gsm8k-greedy": "pal/gsm8k_test.jsonl",
+    "perturbed-humaneval-nlaugmenter-num_seeds_2": "perturbed_humaneval/nlaugmenter.jsonl",
+    "quixbugs": "quixbugs/train.jsonl", "python_bugs": "python_bugs/train.jsonl", "spider": "spider/validation.jsonl",
+    "studenteval": "studenteval/test.jsonl",
+}
+
+
+@needs_vllm
+def test_every_task_family_runs_end_to_end_through_vllm(pytester: pytest.Pytester, model_dir: Path, engine: Any) -> None:
+    """One problem of each: generated by vLLM (one pass, plus Explain's second), run or scored, reported."""
+    data = [f"--codeeval-dataset={task}={DATA / path}" for task, path in FAMILIES.items() if path]
+    report = report_of(pytester, f"vllm:{model_dir}", *SAME_ENGINE, f"--codeeval-tasks={','.join(FAMILIES)}",
+                       "--codeeval-limit=1", "--codeeval-max-new-tokens=16", *data)
+    generation, tasks = report["generation"], report["tasks"]
+    assert sorted(tasks) == sorted(FAMILIES)
+    samples = [s for task in tasks.values() for p in task["problems"].values() for s in p["samples"]]
+    assert (generation["backend"], generation["model_loads"], generation["cached"]) == ("vllm", 0, 0)
+    assert generation["generated"] == len(samples) >= len(FAMILIES) and generation["tokens"] > len(FAMILIES)
+    for name, task in tasks.items():
+        assert task["n_problems"] == 1 and task["metrics"] and all(v is not None for v in task["metrics"].values()), name
+        assert all(isinstance(s["completion"], str) for p in task["problems"].values() for s in p["samples"]), name
+    assert sum(bool(s["completion"].strip()) for s in samples) >= len(FAMILIES) // 2  # the model wrote something
+
+
+@needs_vllm
+def test_ctrl_c_keeps_the_finished_completions_and_a_rerun_generates_the_rest(
+    pytester: pytest.Pytester, model_dir: Path, engine: Any
+) -> None:
+    """SIGINT to this process once the cache holds a completion: the run stops (pytest's exit 2), the cache keeps
+    what finished, the engine's other requests are aborted, and the same command then generates only the rest.
+    In process, on the module's engine: a terminal's Ctrl-C also reaches vLLM's engine process, which the backend
+    tolerates (`generate`'s `finally`), but a second engine start is too slow for this suite."""
+    cache = pytester.path / "cache" / "completions.jsonl"
+    run = (*SAME_ENGINE, "--codeeval-tasks=humaneval", "--codeeval-limit=8", "--codeeval-max-new-tokens=128")
+    stop = threading.Event()
+
+    def interrupt() -> None:
+        while not stop.is_set():
+            if cache.exists() and cache.read_text().count("\n") >= 1:
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=interrupt, daemon=True)
+    watcher.start()
+    try:
+        result = pytester.runpytest_inprocess(f"--codeeval-model=vllm:{model_dir}", *run, "-p", "no:cacheprovider",
+                                              f"--codeeval-cache-dir={cache.parent}", no_reraise_ctrlc=True)
+    finally:
+        stop.set()
+        watcher.join()
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()[-3000:]
+    kept = cache.read_text().splitlines()
+    assert 1 <= len(kept) < 8
+    report = report_of(pytester, f"vllm:{model_dir}", *run)
+    assert (report["generation"]["cached"], report["generation"]["generated"]) == (len(kept), 8 - len(kept))
+    assert cache.read_text().splitlines()[: len(kept)] == kept and len(cache.read_text().splitlines()) == 8
+
+
+@pytest.fixture(scope="module")
+def adapter(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A LoRA adapter for the embedded model, random (not the identity a fresh adapter is), rank 4 on q and v."""
+    peft = pytest.importorskip("peft", reason="peft is not installed here (`make setup-vllm` installs it)")
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    config = peft.LoraConfig(r=4, lora_alpha=16, target_modules=["q_proj", "v_proj"], init_lora_weights=False,
+                             task_type="CAUSAL_LM")
+    directory = tmp_path_factory.mktemp("lora")
+    peft.get_peft_model(model, config).save_pretrained(directory)
+    return directory
+
+
+@needs_vllm
+def test_a_lora_adapter_changes_the_completions_and_the_cache_identity(
+    pytester: pytest.Pytester, model_dir: Path, engine: Any, adapter: Path
+) -> None:
+    """The adapter's run starts its own engine (in a pytest process of its own: vLLM sizes LoRA at start), finds
+    none of the plain model's cached completions, and gives what the transformers backend gives with the adapter."""
+    greedy = ("--codeeval-tasks=humaneval", "--codeeval-limit=3", "--codeeval-max-new-tokens=24", *SAME_ENGINE)
+    plain = report_of(pytester, f"vllm:{model_dir}", *greedy)
+    assert plain["generation"]["generated"] == 3
+    report = pytester.path / "lora.json"
+    # A weakref.finalize made before multiprocessing is imported, as a script that first makes a temporary
+    # directory does (benchmarks/generation_throughput.py did): the process must still end (`VllmBackend.close`).
+    pytester.makeconftest("import tempfile\n\nKEPT = tempfile.TemporaryDirectory()\n")
+    result = pytester.runpytest_subprocess(
+        f"--codeeval-model=vllm:{model_dir}", *greedy, f"--codeeval-peft={adapter}", f"--codeeval-report={report}",
+        f"--codeeval-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider", timeout=600,
+    )
+    assert result.ret in (0, 1), result.stdout.str()[-3000:] + result.stderr.str()[-3000:]
+    lora = json.loads(report.read_text())
+    assert (lora["generation"]["model_loads"], lora["generation"]["generated"], lora["generation"]["cached"]) == (1, 3, 0)
+    assert solutions(lora) != solutions(plain)
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
+    from pytest_codeeval.generation.models import resolve_model
+
+    options = ModelOptions(peft=str(adapter))
+    with_adapter = TransformersBackend(resolve_model(str(model_dir), options), options, "fp32")
+    reqs = requests(first_ids(3))
+    found = cut(texts(with_adapter, reqs, max_new_tokens=24))
+    assert solutions(lora) == {r.key: r.prompt + found[r.key] for r in reqs}
+    again = report_of(pytester, f"vllm:{model_dir}", *greedy, f"--codeeval-peft={adapter}")["generation"]
+    assert (again["generated"], again["cached"]) == (0, 3)  # the adapter's own entries; no engine started
 
 
 @pytest.mark.parametrize("args, message", [

@@ -10,6 +10,7 @@ transformers backend, so the backend is part of the model's identity (the cache 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import json
@@ -19,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
-from pytest_codeeval.generation.transformers_backend import row_seed
 
 PREFIX = "vllm:"
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -47,19 +47,21 @@ _loaded: dict[tuple[Any, ...], VllmBackend] = {}
 
 def load(spec: ModelSpec, options: ModelOptions, precision: str) -> VllmBackend:
     """The process's engine for this model, started on first use. A session's second generation pass (chained
-    tasks) reuses it; another model replaces it (vLLM gives an engine's GPU memory back only when it is dropped)."""
+    tasks) reuses it; another model replaces it (the old engine is stopped first, which gives its memory back)."""
     key = (spec.name, spec.source, spec.gguf_file, options, precision)
     backend = _loaded.get(key)
     if backend is not None:
         backend.loads = 0
         return backend
+    for replaced in _loaded.values():
+        replaced.close()
     _loaded.clear()
     backend = _loaded[key] = VllmBackend(spec, options, precision)
     return backend
 
 
 def _lora_rank(adapter: str) -> int:
-    """vLLM sizes its LoRA buffers before it sees the adapter: the adapter's own rank, read off its config."""
+    """The adapter's own rank, read off its config (before vLLM is imported: a wrong path is one line either way)."""
     config = Path(adapter, "adapter_config.json")
     try:
         return int(json.loads(config.read_text(encoding="utf-8"))["r"])
@@ -70,12 +72,25 @@ def _lora_rank(adapter: str) -> int:
         ) from None
 
 
+def _max_lora_rank(adapter: str, rank: int) -> int:
+    """vLLM sizes its LoRA buffers before it sees the adapter, for one of a few ranks: the smallest that holds it."""
+    from typing import get_args
+
+    from vllm.config.lora import MaxLoRARanks
+
+    sizes = sorted(get_args(MaxLoRARanks))
+    if rank > sizes[-1]:
+        raise CodeevalError(f"--codeeval-peft={adapter}: its rank {rank} is above vLLM's largest LoRA rank, "
+                            f"{sizes[-1]}; use the transformers backend for it")
+    return next(size for size in sizes if size >= rank)
+
+
 class VllmBackend:
     name = "vllm"
     loads = 1
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str) -> None:
-        rank = _lora_rank(options.peft) if options.peft else None
+        adapter = (options.peft, _lora_rank(options.peft)) if options.peft else None
         # vLLM's own log handler would hold the stream pytest captures, closed before vLLM's exit-time shutdown
         # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
@@ -110,17 +125,18 @@ class VllmBackend:
         if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
             args["enable_chunked_prefill"] = False
         self.lora = None
-        if options.peft:
+        if adapter is not None:
             from vllm.lora.request import LoRARequest
 
-            args.update(enable_lora=True, max_lora_rank=rank)
-            self.lora = LoRARequest("codeeval-peft", 1, str(Path(options.peft).resolve()))
+            args.update(enable_lora=True, max_lora_rank=_max_lora_rank(*adapter))
+            self.lora = LoRARequest("codeeval-peft", 1, str(Path(adapter[0]).resolve()))
         try:
             self.llm = vllm.LLM(**args)
         except (OSError, ValueError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise CodeevalError(f"--codeeval-model={PREFIX}{spec.name}: vLLM cannot load it: {first}") from None
         self.engine = self.llm.llm_engine
+        atexit.register(self.close)
         self.tokenizer = self.llm.get_tokenizer()
         self.max_model_len = int(self.engine.model_config.max_model_len)
         self.version = vllm.__version__
@@ -130,6 +146,13 @@ class VllmBackend:
 
     def identity(self) -> dict[str, Any]:
         return vllm_identity(self.spec, self.options)
+
+    def close(self) -> None:
+        """Stop vLLM's engine process; also at exit, registered when the engine started. vLLM's own finalizer is
+        not enough: exit hooks run last registered first, so in a process that made a `weakref.finalize` (a
+        temporary directory, say) before it imported multiprocessing, multiprocessing would join the engine process
+        (not a daemon) before that finalizer told it to stop, and the process would hang at exit."""
+        self.engine.engine_core.shutdown()
 
     def usage(self) -> dict[str, Any]:
         return {"vllm": self.version, "max_model_len": self.max_model_len, "too_long": self.too_long,

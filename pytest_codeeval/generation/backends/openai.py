@@ -22,8 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ServerOptions
-from pytest_codeeval.generation.transformers_backend import row_seed
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ServerOptions, row_seed
 
 PREFIX = "openai:"
 PER_ENDPOINT = 8  # default requests in flight per endpoint

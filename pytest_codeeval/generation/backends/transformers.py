@@ -7,23 +7,17 @@ which is also why a batch that runs out of GPU memory can be retried in halves w
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
+from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
 
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 STOP_TAIL_TOKENS = 24  # tokens decoded at each step to look for a stop word
 AUTO_BATCH = 64  # rows per batch unless --codeeval-batch-size says otherwise (halved on out-of-memory)
-
-
-def row_seed(seed: int, request: GenerationRequest) -> int:
-    key = f"{seed}:{request.key.task}:{request.key.problem}:{request.key.index}".encode()
-    return int.from_bytes(hashlib.sha256(key).digest()[:7], "big")
 
 
 def out_of_memory(exc: BaseException) -> bool:

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.backends.transformers import AUTO_BATCH
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
 from pytest_codeeval.generation.models import ModelSpec
-from pytest_codeeval.generation.transformers_backend import AUTO_BATCH
 
 POLL_SECONDS = 1.0
 
@@ -63,7 +63,7 @@ def _replica(
     try:
         import torch
 
-        from pytest_codeeval.generation.transformers_backend import TransformersBackend
+        from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
         if threads:  # CPU replicas share the cores instead of each spinning on all of them
             torch.set_num_threads(threads)
