@@ -9,7 +9,6 @@ from typing import Any, Protocol
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
-from pytest_codeeval.generation.backends.data_parallel import parse_devices
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
 from pytest_codeeval.generation.files import save_format
 
@@ -102,6 +101,20 @@ class Settings:
             "server": dict(self.server.__dict__),  # the key's variable name, never the key
             "task_options": {k: str(v) for k, v in self.task_options.items() if v is not None},
         }
+
+
+def _devices(value: str | None) -> tuple[str, ...]:
+    """A comma-separated list such as `cuda:0,cuda:1` or `cpu,cpu`, or `auto` (resolved at load: `visible`)."""
+    if not value:
+        return ()
+    if value == "auto":
+        return ("auto",)
+    devices = tuple(part.strip() for part in value.split(",") if part.strip())
+    if not devices or any(not (d == "cpu" or d.startswith(("cuda", "mps", "xpu"))) for d in devices):
+        raise CodeevalError(
+            f"--codeeval-devices={value}: expected auto or devices such as cuda:0,cuda:1 (cpu,cpu for a test)"
+        )
+    return devices
 
 
 def _path(value: str | None) -> Path | None:
@@ -328,7 +341,7 @@ def read_settings(config: Options) -> Settings:
         load_in_8bit=opt("codeeval_load_in_8bit"),
         load_in_4bit=opt("codeeval_load_in_4bit"),
         peft=opt("codeeval_peft"),
-        devices=parse_devices(opt("codeeval_devices")),
+        devices=_devices(opt("codeeval_devices")),
         **_vllm_options(opt),
     )
     if model_options.devices and model_options.device_map:

@@ -21,20 +21,6 @@ from pytest_codeeval.generation.models import ModelSpec
 POLL_SECONDS = 1.0
 
 
-def parse_devices(value: str | None) -> tuple[str, ...]:
-    """A comma-separated list such as `cuda:0,cuda:1` or `cpu,cpu`, or `auto` (resolved at load: `visible`)."""
-    if not value:
-        return ()
-    if value == "auto":
-        return ("auto",)
-    devices = tuple(part.strip() for part in value.split(",") if part.strip())
-    if not devices or any(not (d == "cpu" or d.startswith(("cuda", "mps", "xpu"))) for d in devices):
-        raise CodeevalError(
-            f"--codeeval-devices={value}: expected auto or devices such as cuda:0,cuda:1 (cpu,cpu for a test)"
-        )
-    return devices
-
-
 def visible(devices: tuple[str, ...]) -> tuple[str, ...]:
     """`auto`: every visible CUDA device (one replica each)."""
     if devices != ("auto",):
