@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers import first_ids, problems
 from servers import VLLM_ENV, _start, _stop, embedded_dir, free_port, vllm_serve_command
 
+from pytest_codeeval.generation.backends.vllm import DTYPES
 from pytest_codeeval.generation.base import GenerationRequest, GenerationSettings, ModelOptions, ServerOptions
 from pytest_codeeval.generation.models import resolve_model
 from pytest_codeeval.samples import SampleKey
@@ -68,7 +69,7 @@ class Exact:
     exact = False
 
 
-def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
+def transformers_backend(model: Path, mode: Exact, precision: str) -> tuple[Any, float]:
     from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     class Backend(TransformersBackend):
@@ -77,12 +78,12 @@ def transformers_backend(model: Path, mode: Exact) -> tuple[Any, float]:
             return super().generate(reqs, settings)
 
     start = time.perf_counter()
-    backend = Backend(resolve_model(str(model), ModelOptions()), ModelOptions(), "fp32")
+    backend = Backend(resolve_model(str(model), ModelOptions()), ModelOptions(), precision)
     eos = set(backend.eos_ids)
     return backend, time.perf_counter() - start
 
 
-def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
+def vllm_backend(model: Path, mode: Exact, eager: bool, precision: str) -> tuple[Any, float]:
     from pytest_codeeval.generation.backends.vllm import VllmBackend
 
     class Backend(VllmBackend):
@@ -93,7 +94,7 @@ def vllm_backend(model: Path, mode: Exact, eager: bool) -> tuple[Any, float]:
 
     options = ModelOptions(enforce_eager=eager, max_model_len=2048)
     start = time.perf_counter()
-    backend = Backend(resolve_model(str(model), options), options, "fp32")
+    backend = Backend(resolve_model(str(model), options), options, precision)
     return backend, time.perf_counter() - start
 
 
@@ -121,12 +122,12 @@ def bceh_data(workdir: Path) -> None:
 
 
 def bceh_run(args: argparse.Namespace, model: Path, workdir: Path, length: int) -> tuple[float, int, float]:
-    """main.py as it is: generation only, the same model directory, fp32, greedy or sampled as asked. Returns its
-    generation seconds, completions and the rest of its wall time (imports and model load)."""
+    """main.py as it is: generation only, the same model directory and precision, greedy or sampled as asked.
+    Returns its generation seconds, completions and the rest of its wall time (imports and model load)."""
     sampled = args.n_samples > 1 or args.sample
     command = [
         args.bceh_python, str(Path(args.bceh) / "main.py"), "--model", str(model), "--tasks", "humaneval",
-        "--limit", str(args.problems), "--max_length_generation", str(length), "--precision", "fp32",
+        "--limit", str(args.problems), "--max_length_generation", str(length), "--precision", args.precision,
         "--n_samples", str(args.n_samples), "--batch_size", str(args.n_samples), "--do_sample", str(sampled),
         "--temperature", str(args.temperature), "--top_p", "0.95", "--generation_only", "--save_generations",
         "--save_generations_path", str(workdir / "generations.json"),
@@ -156,6 +157,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workload", choices=("exact", "task", "both"), default="both")
     parser.add_argument("--eager", action="store_true", help="vLLM without compilation (faster start)")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="every contestant's weights")
     parser.add_argument("--bceh", help="a bigcode-evaluation-harness checkout (its main.py runs as it is)")
     parser.add_argument("--bceh-python", default=sys.executable, help="an interpreter with BCEH's requirements")
     args = parser.parse_args()
@@ -166,9 +168,10 @@ def main() -> None:
     model = embedded_dir()
     sampled = args.n_samples > 1 or args.sample
     settings = GenerationSettings(max_new_tokens=args.max_new_tokens, n_samples=args.n_samples, do_sample=sampled,
-                                  temperature=args.temperature, precision="fp32")
+                                  temperature=args.temperature, precision=args.precision)
     workloads = ["exact", "task"] if args.workload == "both" else [args.workload]
-    print(f"model: SmolLM2-135M (embedded, converted), CPU fp32; {args.problems} problems x {args.n_samples} samples, "
+    print(f"model: SmolLM2-135M (embedded, converted), CPU {args.precision}; {args.problems} problems x "
+          f"{args.n_samples} samples, "
           f"{'sampled T=' + str(args.temperature) if sampled else 'greedy'}, {args.max_new_tokens} new tokens; "
           f"{args.rounds} rounds; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start",
           flush=True)
@@ -178,12 +181,12 @@ def main() -> None:
     port = free_port()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as logs:
-        server = _start(vllm_serve_command(model, port, eager=args.eager), dict(os.environ, **VLLM_ENV), port,
-                        Path(logs) / "vllm.log", "vllm serve")
+        command = vllm_serve_command(model, port, eager=args.eager, dtype=DTYPES[args.precision])
+        server = _start(command, dict(os.environ, **VLLM_ENV), port, Path(logs) / "vllm.log", "vllm serve")
         loads["vLLM server"] = time.perf_counter() - start
         try:
-            hf, loads["transformers backend"] = transformers_backend(model, mode)
-            vllm, loads["vLLM in process"] = vllm_backend(model, mode, args.eager)
+            hf, loads["transformers backend"] = transformers_backend(model, mode, args.precision)
+            vllm, loads["vLLM in process"] = vllm_backend(model, mode, args.eager, args.precision)
             served = server_backend(model, f"http://127.0.0.1:{port}/v1", mode)
             for workload in workloads:
                 mode.exact = workload == "exact"
@@ -222,17 +225,19 @@ def report(workload: str, runs: dict[str, Run], rounds: int, loads: dict[str, fl
             seconds, completions, tokens = results[name][-1]
             print(f"  [{workload}] round {number + 1}: {name}: {seconds:.1f} s, {tokens} tokens", flush=True)
     base = statistics.median(r[0] for r in results["transformers backend"])
+    harness = statistics.median(r[0] for r in results.get("bigcode-evaluation-harness", [(0.0, 0, 0)]))
     print(f"\nworkload: {workload}")
     print("| contestant | generation (median) | rounds | completions | tokens | tokens/s | vs transformers backend "
-          "| load |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| vs the harness | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, measured in results.items():
         seconds = statistics.median(r[0] for r in measured)
         completions, tokens = measured[-1][1], measured[-1][2]
         rate = f"{tokens / seconds:.1f}" if tokens else "–"
         load = next((v for k, v in loads.items() if name.startswith(k)), None)
         print(f"| {name} | {seconds:.1f} s | {', '.join(f'{r[0]:.1f}' for r in measured)} | {completions} | "
-              f"{tokens or '–'} | {rate} | {base / seconds:.2f}x | {f'{load:.0f} s' if load is not None else '–'} |")
+              f"{tokens or '–'} | {rate} | {base / seconds:.2f}x | {f'{harness / seconds:.2f}x' if harness else '–'} | "
+              f"{f'{load:.0f} s' if load is not None else '–'} |")
     print(flush=True)
 
 

@@ -114,6 +114,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # --codeeval-revision and --codeeval-trust-remote-code apply too.
     add("--codeeval-tensor-parallel-size", type=int, metavar="N",
         help="vllm: GPUs each layer is split over (default: 1)")
+    add("--codeeval-pipeline-parallel-size", type=int, metavar="N",
+        help="vllm: stages the layers are split into, one per GPU or node (default: 1)")
+    add("--codeeval-distributed-executor", choices=("ray", "mp"),
+        help="vllm: what runs the GPUs' workers: ray (several nodes, a Ray cluster) or mp (one machine) "
+        "(default: vLLM's choice)")
     add("--codeeval-gpu-memory-utilization", type=float, metavar="F",
         help="vllm: fraction of each GPU's memory the engine may take (default: vLLM's, 0.9)")
     add("--codeeval-max-model-len", type=int, metavar="N",

@@ -243,8 +243,8 @@ def _server_options(opt: Any) -> ServerOptions:
         chat=opt("codeeval_chat"), concurrency=concurrency, request_timeout=timeout, max_retries=retries,
     )
 # vLLM's engine options (`--codeeval-model=vllm:MODEL`) and the transformers backend's that vLLM does otherwise.
-VLLM_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "quantization", "enforce_eager",
-                "download_dir")
+VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "distributed_executor", "gpu_memory_utilization",
+                "max_model_len", "quantization", "enforce_eager", "download_dir")
 NOT_FOR_VLLM = {"devices": "--codeeval-tensor-parallel-size", "device_map": "--codeeval-tensor-parallel-size",
                 "load_in_8bit": "--codeeval-quantization", "load_in_4bit": "--codeeval-quantization"}
 
@@ -255,9 +255,10 @@ def _flag(name: str) -> str:
 
 def _vllm_options(opt: Any) -> dict[str, Any]:
     values = {name: opt("codeeval_" + name) for name in VLLM_OPTIONS}
-    size, fraction, length = values["tensor_parallel_size"], values["gpu_memory_utilization"], values["max_model_len"]
-    if size is not None and size < 1:
-        raise CodeevalError(f"--codeeval-tensor-parallel-size={size}: expected at least 1 GPU")
+    fraction, length = values["gpu_memory_utilization"], values["max_model_len"]
+    for name in ("tensor_parallel_size", "pipeline_parallel_size"):
+        if values[name] is not None and values[name] < 1:
+            raise CodeevalError(f"{_flag(name)}={values[name]}: expected at least 1 GPU")
     if fraction is not None and not 0 < fraction <= 1:  # false for NaN too
         raise CodeevalError(
             f"--codeeval-gpu-memory-utilization={fraction}: expected a fraction of each GPU's memory, e.g. 0.9"

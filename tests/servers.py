@@ -92,13 +92,13 @@ def transformers_serve(model: Path, log: Path) -> Iterator[str]:
         _stop(process)
 
 
-def vllm_serve_command(model: Path, port: int, eager: bool = True) -> list[str]:
+def vllm_serve_command(model: Path, port: int, eager: bool = True, dtype: str = "float32") -> list[str]:
     """vLLM's OpenAI-compatible server as its CPU build runs (its `vllm` console script looks for a distribution
     named vllm, which the CPU build is not): without chunked prefill, which crashes the engine under seeded
     sampling; eager (no compilation) starts in a fraction of the time."""
     return [
         sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model), "--host", "127.0.0.1",
-        "--port", str(port), "--dtype", "float32", "--max-model-len", "2048", "--no-enable-chunked-prefill",
+        "--port", str(port), "--dtype", dtype, "--max-model-len", "2048", "--no-enable-chunked-prefill",
         *(["--enforce-eager"] if eager else []),
     ]
 

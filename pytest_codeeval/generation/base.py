@@ -112,6 +112,8 @@ class ModelOptions:
     devices: tuple[str, ...] = ()  # data parallel: one replica per device, each in its own process
     # vLLM's engine (`--codeeval-model=vllm:MODEL`); None: vLLM's own default
     tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    distributed_executor: str | None = None  # "ray" (several nodes) or "mp" (one machine)
     gpu_memory_utilization: float | None = None
     max_model_len: int | None = None
     quantization: str | None = None

@@ -240,8 +240,9 @@ def test_ctrl_c_keeps_the_finished_completions_and_a_rerun_generates_the_rest(
 ) -> None:
     """SIGINT to this process once the cache holds a completion: the run stops (pytest's exit 2), the cache keeps
     what finished, the engine's other requests are aborted, and the same command then generates only the rest.
-    In process, on the module's engine: a terminal's Ctrl-C also reaches vLLM's engine process, which the backend
-    tolerates (`generate`'s `finally`), but a second engine start is too slow for this suite."""
+    In process, on the module's engine (on a CPU it runs in this process: the interrupt lands inside its step, and
+    the rerun uses the same engine). On a GPU a terminal's Ctrl-C also reaches vLLM's engine process, which the
+    backend tolerates (`generate`'s `finally`)."""
     cache = pytester.path / "cache" / "completions.jsonl"
     run = (*SAME_ENGINE, "--codeeval-tasks=humaneval", "--codeeval-limit=8", "--codeeval-max-new-tokens=128")
     stop = threading.Event()
@@ -320,6 +321,8 @@ def test_a_lora_adapter_changes_the_completions_and_the_cache_identity(
 
 @pytest.mark.parametrize("args, message", [
     (("--codeeval-model=vllm:m", "--codeeval-tensor-parallel-size=0"), "--codeeval-tensor-parallel-size=0: expected at least 1 GPU"),
+    (("--codeeval-model=vllm:m", "--codeeval-pipeline-parallel-size=0"), "--codeeval-pipeline-parallel-size=0: expected at least 1 GPU"),
+    (("--codeeval-model=smollm2-135m", "--codeeval-distributed-executor=ray"), "--codeeval-distributed-executor sets vLLM's engine: it needs --codeeval-model=vllm:MODEL"),
     (("--codeeval-model=vllm:m", "--codeeval-gpu-memory-utilization=1.5"), "--codeeval-gpu-memory-utilization=1.5: expected a fraction*"),
     (("--codeeval-model=vllm:m", "--codeeval-max-model-len=0"), "--codeeval-max-model-len=0: expected a positive number of tokens"),
     (("--codeeval-model=smollm2-135m", "--codeeval-enforce-eager"), "--codeeval-enforce-eager sets vLLM's engine: it needs --codeeval-model=vllm:MODEL"),
@@ -334,6 +337,30 @@ def test_bad_vllm_options_are_one_line_errors(pytester: pytest.Pytester, args: t
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_engine_arguments_carry_every_option_and_a_cpu_engine_runs_in_this_process(model_dir: Path) -> None:
+    """What `vllm.LLM` is given (no engine started: this runs in every environment)."""
+    from pytest_codeeval.generation.backends.vllm import engine_args, in_this_process
+    from pytest_codeeval.generation.models import resolve_model
+
+    spec = resolve_model(str(model_dir), ModelOptions())
+    everything = ModelOptions(tensor_parallel_size=4, pipeline_parallel_size=2, distributed_executor="ray",
+                              gpu_memory_utilization=0.8, max_model_len=4096, quantization="awq", enforce_eager=True,
+                              download_dir="/weights", revision="main", trust_remote_code=True)
+    args = engine_args(spec, everything, "bf16", cpu=False)
+    assert args == {"model": spec.source, "revision": "main", "trust_remote_code": True, "dtype": "bfloat16",
+                    "enforce_eager": True, "seed": 0, "tensor_parallel_size": 4, "pipeline_parallel_size": 2,
+                    "distributed_executor_backend": "ray", "gpu_memory_utilization": 0.8, "max_model_len": 4096,
+                    "quantization": "awq", "download_dir": "/weights"}
+    plain = engine_args(spec, ModelOptions(), "auto", cpu=False)
+    assert plain["dtype"] == "auto" and "tensor_parallel_size" not in plain and "enable_chunked_prefill" not in plain
+    on_cpu = engine_args(spec, ModelOptions(), "auto", cpu=True)
+    assert (on_cpu["dtype"], on_cpu["enable_chunked_prefill"]) == ("float32", False)
+    assert in_this_process(ModelOptions(), cpu=True) and not in_this_process(ModelOptions(), cpu=False)
+    for workers in (ModelOptions(tensor_parallel_size=2), ModelOptions(pipeline_parallel_size=2),
+                    ModelOptions(distributed_executor="mp")):
+        assert not in_this_process(workers, cpu=True)
 
 
 @pytest.mark.skipif(HAS_VLLM, reason="vLLM is installed here")

@@ -85,6 +85,40 @@ def _max_lora_rank(adapter: str, rank: int) -> int:
     return next(size for size in sizes if size >= rank)
 
 
+def engine_args(spec: ModelSpec, options: ModelOptions, precision: str, cpu: bool) -> dict[str, Any]:
+    """`vllm.LLM`'s arguments; the options left unset take vLLM's defaults."""
+    args: dict[str, Any] = {
+        "model": str(convert_gguf(spec)) if spec.gguf_file else spec.source,
+        "revision": options.revision,
+        "trust_remote_code": options.trust_remote_code,
+        # as the transformers backend: fp32 on a CPU when nothing is asked for, else the checkpoint's own
+        "dtype": DTYPES.get(precision, "float32" if cpu else "auto"),
+        "enforce_eager": options.enforce_eager,
+        "seed": 0,
+    }
+    given = {
+        "tensor_parallel_size": options.tensor_parallel_size,
+        "pipeline_parallel_size": options.pipeline_parallel_size,
+        "distributed_executor_backend": options.distributed_executor,  # Ray spans nodes; tp/pp run on it
+        "gpu_memory_utilization": options.gpu_memory_utilization,
+        "max_model_len": options.max_model_len,
+        "quantization": options.quantization,
+        "download_dir": options.download_dir,
+    }
+    args.update({name: value for name, value in given.items() if value is not None})
+    if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
+        args["enable_chunked_prefill"] = False
+    return args
+
+
+def in_this_process(options: ModelOptions, cpu: bool) -> bool:
+    """Whether the engine runs in this process (vLLM's VLLM_ENABLE_V1_MULTIPROCESSING=0): on a CPU, with one
+    worker, an engine process beside this one would fight it for the same few cores (measured on 2 cores: it starts
+    in 16 s instead of 28 s and generates in 0.7 of the time). A GPU keeps vLLM's default, a process of its own."""
+    workers = (options.tensor_parallel_size or 1) * (options.pipeline_parallel_size or 1)
+    return cpu and workers == 1 and options.distributed_executor is None
+
+
 class VllmBackend:
     name = "vllm"
     loads = 1
@@ -105,29 +139,9 @@ class VllmBackend:
 
         self.spec, self.options = spec, options
         cpu = current_platform.is_cpu()
-        args: dict[str, Any] = {
-            "model": str(convert_gguf(spec)) if spec.gguf_file else spec.source,
-            "revision": options.revision,
-            "trust_remote_code": options.trust_remote_code,
-            # as the transformers backend: fp32 on a CPU when nothing is asked for, else the checkpoint's own
-            "dtype": DTYPES.get(precision, "float32" if cpu else "auto"),
-            "enforce_eager": options.enforce_eager,
-            "seed": 0,
-        }
-        given = {
-            "tensor_parallel_size": options.tensor_parallel_size,
-            "gpu_memory_utilization": options.gpu_memory_utilization,
-            "max_model_len": options.max_model_len,
-            "quantization": options.quantization,
-            "download_dir": options.download_dir,
-        }
-        args.update({name: value for name, value in given.items() if value is not None})
-        if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
-            args["enable_chunked_prefill"] = False
-            if (options.tensor_parallel_size or 1) == 1:
-                # One process: an engine process beside this one would fight it for the same few cores (measured on
-                # 2 cores: starts in 16 s instead of 28 s, generates in 0.7 of the time). A GPU keeps vLLM's default.
-                os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        args = engine_args(spec, options, precision, cpu)
+        if in_this_process(options, cpu):
+            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         self.lora = None
         if adapter is not None:
             from vllm.lora.request import LoRARequest
