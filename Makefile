@@ -96,11 +96,13 @@ $(STAMP): pyproject.toml Makefile
 # CUDA builds that break `import transformers` on the CPU torch; text models need none of them. The BLEU and Mercury
 # extras let every task family run through `vllm:` in the tests; peft makes their LoRA adapter. uv installs it in
 # seconds where pip takes minutes; it does not read pip's configuration, so it is told where pip finds torch's
-# CPU build (WHEELS: pip's find-links on these machines).
+# CPU build (WHEELS: pip's find-links on these machines; elsewhere, PyTorch's own index of CPU builds).
 VLLM_VENV  := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.setup-done
 WHEELS     ?= $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
-VLLM_UV    := $(BIN)/uv pip install -q --python $(VLLM_VENV)/bin/python $(if $(WHEELS),--find-links $(WHEELS))
+TORCH_CPU  := $(if $(WHEELS),--find-links $(WHEELS),--extra-index-url https://download.pytorch.org/whl/cpu \
+	--index-strategy unsafe-best-match)
+VLLM_UV    := $(BIN)/uv pip install -q --python $(VLLM_VENV)/bin/python $(TORCH_CPU)
 setup-vllm: $(VLLM_STAMP)
 
 $(VLLM_STAMP): $(STAMP) pyproject.toml Makefile
