@@ -224,14 +224,14 @@ def report(workload: str, runs: dict[str, Run], rounds: int, loads: dict[str, fl
             results[name].append(run())
             seconds, completions, tokens = results[name][-1]
             print(f"  [{workload}] round {number + 1}: {name}: {seconds:.1f} s, {tokens} tokens", flush=True)
-    base = statistics.median(r[0] for r in results["transformers backend"])
-    harness = statistics.median(r[0] for r in results.get("bigcode-evaluation-harness", [(0.0, 0, 0)]))
+    medians = {name: statistics.median(r[0] for r in measured) for name, measured in results.items()}
+    base, harness = medians["transformers backend"], medians.get("bigcode-evaluation-harness")
     print(f"\nworkload: {workload}")
     print("| contestant | generation (median) | rounds | completions | tokens | tokens/s | vs transformers backend "
           "| vs the harness | load |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, measured in results.items():
-        seconds = statistics.median(r[0] for r in measured)
+        seconds = medians[name]
         completions, tokens = measured[-1][1], measured[-1][2]
         rate = f"{tokens / seconds:.1f}" if tokens else "–"
         load = next((v for k, v in loads.items() if name.startswith(k)), None)
