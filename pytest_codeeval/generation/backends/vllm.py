@@ -23,6 +23,7 @@ from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
+from pytest_codeeval.options import flag_of
 
 PREFIX = "vllm:"
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -30,6 +31,27 @@ DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 def is_vllm_model(name: str) -> bool:
     return name.startswith(PREFIX)
+
+
+# ModelOptions' fields that set vLLM's engine, and the transformers backend's that vLLM does with another option.
+ENGINE_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "distributed_executor", "gpu_memory_utilization",
+                  "max_model_len", "quantization", "enforce_eager", "download_dir")
+NOT_FOR_VLLM = {"devices": "tensor_parallel_size", "device_map": "tensor_parallel_size",
+                "load_in_8bit": "quantization", "load_in_4bit": "quantization"}
+
+
+def check_options(model: str, options: ModelOptions) -> None:
+    """vLLM's options name no setting of another backend, and the transformers backend's placement and
+    quantization options have vLLM counterparts: given to the wrong backend, one line names the right one."""
+    if is_vllm_model(model):
+        wrong = next((name for name in NOT_FOR_VLLM if getattr(options, name)), None)
+        if wrong:
+            raise CodeevalError(f"{flag_of(ModelOptions, wrong)} is for the transformers backend; with "
+                                f"--codeeval-model={model} use {flag_of(ModelOptions, NOT_FOR_VLLM[wrong])}")
+        return
+    wrong = next((name for name in ENGINE_OPTIONS if getattr(options, name) not in (None, False)), None)
+    if wrong:
+        raise CodeevalError(f"{flag_of(ModelOptions, wrong)} sets vLLM's engine: it needs --codeeval-model=vllm:MODEL")
 
 
 def vllm_identity(spec: ModelSpec, options: ModelOptions) -> dict[str, Any]:
