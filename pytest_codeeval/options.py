@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pytest_codeeval.errors import CodeevalError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 SAME = object()  # argparse's default is the field's own
 
 
@@ -109,7 +112,7 @@ def add_options(group: Group, parser: IniParser, *classes: type) -> None:
 
 def read(cls: type[T], config: Config, **given: Any) -> T:
     """`cls` made of its declared options' values (parsed and checked in field order), and `given` for the rest."""
-    values = {item.name: found.value(config) for item in fields(cls) if (found := declared(item))}  # type: ignore[arg-type]
+    values = {item.name: found.value(config) for item in fields(cls) if (found := declared(item))}
     return cls(**values, **given)
 
 
