@@ -54,6 +54,8 @@ class Ini:
 
 @dataclass(frozen=True)
 class Option:
+    """One option, kept in its field's metadata."""
+
     flag: str
     help: str
     attrs: dict[str, Any]  # argparse's: default, type, choices, metavar, action
