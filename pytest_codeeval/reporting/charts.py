@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_codeeval.metrics.passk import estimate_pass_at_k
 
-WIDTH = 640
+WIDTH = 560
 LABEL_WIDTH = 150  # the left margin that holds a row's name
 ROW = 22  # pixels per bar row
 KIND_COLOURS = {
@@ -23,6 +23,7 @@ KIND_COLOURS = {
 }
 SERIES_COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#5d4037", "#ad1457")
 MAX_SERIES = len(SERIES_COLOURS)
+BAR_COLOUR = "#455a64"  # the per-task bars: no series colour, so that a screenshot tells the plots apart
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,7 @@ def per_task(tasks: Mapping[str, Any]) -> Chart | None:
     for row, (name, metric, value, ci) in enumerate(rows):
         y = 6 + row * ROW
         body += [_text(LABEL_WIDTH - 6, y + 13, _name(f"{name} {metric}", 24), "end"),
-                 _rect(LABEL_WIDTH, y, span * value / scale, ROW - 6, SERIES_COLOURS[0],
+                 _rect(LABEL_WIDTH, y, span * value / scale, ROW - 6, BAR_COLOUR,
                        f"{name} {metric} = {value:.3f}"),
                  _text(LABEL_WIDTH + span + 6, y + 13, f"{value:.3f}", size=11)]
         if ci:
