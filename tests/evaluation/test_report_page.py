@@ -47,9 +47,11 @@ def charts_in(dom: str) -> dict[str, tuple[int, int]]:
 
 
 @needs_chromium
-def test_the_page_of_a_generated_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_page_of_a_generated_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str) -> None:
     """Three samples per problem from a model: pass@k against k, verdict kinds, lengths in tokens (a runaway
-    output among them), the generation's settings and cost, and each program's completion marked."""
+    output among them; counted where the model ran, the xdist controller), the generation's settings and cost,
+    and each program's completion marked, on the page and in the terminal."""
     from pytest_codeeval.generation.base import Completion, GenerationStats
 
     engine = importlib.import_module("pytest_codeeval.generation.engine")
@@ -66,7 +68,7 @@ def test_the_page_of_a_generated_run(pytester: pytest.Pytester, monkeypatch: pyt
     monkeypatch.setattr(engine, "generate", generate)
     result = pytester.runpytest("--codeeval-model=fake", "--codeeval-tasks=humaneval", "--codeeval-limit=4",
                                 "--codeeval-n-samples=3", "--codeeval-temperature=0.8", "--codeeval-max-new-tokens=300",
-                                "--codeeval-report=r.json", "--codeeval-html=r.html", "-v")
+                                "--codeeval-report=r.json", "--codeeval-html=r.html", "-v", "-n", workers)
     result.stdout.fnmatch_lines(["codeeval: wrote r.json (JSON), r.html (HTML)"])
     result.stdout.fnmatch_lines(["*---- the model's completion starts here ----", "*      return None",
                                  "*---- the model's completion ends here ----"])
