@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import canonical, chromium, first_ids, language_or_skip, report, write_jsonl
 
-from pytest_codeeval.reporting.html import listed_samples, render_html
+from pytest_codeeval.reporting.html import SAMPLES_LISTED, listed_samples, render_html
 
 pytestmark = pytest.mark.timeout(300)
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="needs a headless chromium (apt-get install chromium)")
@@ -154,3 +154,9 @@ def test_a_large_run_lists_the_samples_that_failed_first_and_says_what_it_left_o
     html = render_html(doc)
     assert html.count('class="sample"') == 10  # under the bound, all listed
     assert 'id="left-out"' not in html
+    many = [dict(samples[i % 10], index=i) for i in range(SAMPLES_LISTED + 500)]
+    doc["tasks"]["t"].update(n_samples=len(many), problems={"p": {"n": len(many), "passed": 0, "samples": many}})
+    html = render_html(doc)
+    assert html.count('class="sample"') == SAMPLES_LISTED
+    assert f"{SAMPLES_LISTED} of {SAMPLES_LISTED + 500} samples are listed" in html
+    assert "the other 500 (500 passed) are left out" in html  # the 750 failed ones are all listed
