@@ -160,3 +160,19 @@ def test_a_large_run_lists_the_samples_that_failed_first_and_says_what_it_left_o
     assert html.count('class="sample"') == SAMPLES_LISTED
     assert f"{SAMPLES_LISTED} of {SAMPLES_LISTED + 500} samples are listed" in html
     assert "the other 500 (500 passed) are left out" in html  # the 750 failed ones are all listed
+
+
+def test_the_plots_escape_what_they_draw() -> None:
+    """Task names and problem ids come from datasets and conftest.py files: drawn as text, never as markup."""
+    from pytest_codeeval.reporting.charts import charts
+
+    hostile = "<script>alert(1)</script>"
+    samples = [{"index": i, "status": s, "detail": f"exception: {hostile}", "completion": "x" * (i + 1)}
+               for i, s in enumerate(["passed", "failed"])]
+    task = {"metrics": {"pass@1": 0.5}, "intervals": {"pass@1": [0.1, 0.9]},
+            "problems": {hostile: {"n": 2, "passed": 1, "samples": samples}}}
+    comparison = {"baseline": 1.0, "current": 0.5, "delta": -0.5, "problems": 1, "p_value": 0.5, "test": hostile,
+                  "regressed": False, "regressed_problems": [hostile], "improved_problems": []}
+    drawn = charts({"tasks": {hostile: task, "t": task}, "baseline": {"tasks": {hostile: {"pass@1": comparison}}}})
+    assert [c.key for c in drawn] == ["tasks", "kinds", "passk", "baseline", "lengths"]
+    assert all("<script>" not in c.svg for c in drawn) and any("&lt;script&gt;" in c.svg for c in drawn)
