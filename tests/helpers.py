@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -53,3 +54,8 @@ def language_or_skip(name: str):
     if missing:
         pytest.skip(missing)
     return language
+
+
+def chromium() -> str | None:
+    """A headless browser for the HTML report's tests (.ci/run installs Debian's chromium)."""
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -32,6 +32,7 @@ class RunFacts:
     generation: dict[str, Any] | None  # the solution source's statistics (tokens, cache hits, model loads)
     sandbox: dict[str, Any]  # level, executors per process and isolation layers
     prior_verdicts: Mapping[str, bool] = field(default_factory=dict)  # node id -> passed, as the file's tool judged
+    tokens: Mapping[str, int] = field(default_factory=dict)  # node id -> tokens the model generated for it
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class RunOutcome:
     intervals: Intervals | None = None
     gates: Gates | None = None
     unwritten: list[str] = field(default_factory=list)  # reports that could not be written, and why
+    written: list[str] = field(default_factory=list)  # the files written, each as "PATH (what)"
     lost: list[str] = field(default_factory=list)  # samples whose xdist worker crashed on them, twice: not judged
 
     @property

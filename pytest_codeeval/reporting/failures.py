@@ -20,9 +20,38 @@ def describe_failure(record: SampleRecord, full: bool) -> str:
     if not full:
         lines = [_clip(line) for line in output.splitlines()[-TERSE_LINES:]]
         return _printable("\n".join([head, *("  " + line for line in lines)]) if lines else head)
-    numbered = "\n".join(f"{n:4d}  {line}" for n, line in enumerate(record.program.splitlines(), 1))
-    parts = [head, "", "---- program ----", numbered, "", "---- output ----", output or "(no output)"]
+    parts = [head, "", "---- program ----", *_numbered(record), "", "---- output ----", output or "(no output)"]
     return _printable("\n".join(parts))
+
+
+def completion_span(program: str, solution: str, completion: str) -> tuple[int, int] | None:
+    """Where the model's completion lies in the program that ran, (start, end) characters: the prompt is before
+    it, the tests after. The solution (prompt and completion) is found first, so that a completion that also
+    occurs in the prompt is placed where the model wrote it. None where the program does not hold it."""
+    if not completion.strip() or not program:
+        return None
+    at = program.find(solution) if solution.endswith(completion) else -1
+    if at >= 0:
+        end = at + len(solution)
+        return end - len(completion), end
+    at = program.find(completion)
+    return (at, at + len(completion)) if at >= 0 else None
+
+
+COMPLETION_STARTS = "      ---- the model's completion starts here ----"
+COMPLETION_ENDS = "      ---- the model's completion ends here ----"
+
+
+def _numbered(record: SampleRecord) -> list[str]:
+    """The program's numbered lines, with a marker line before the completion's first line and after its last."""
+    lines = [f"{n:4d}  {line}" for n, line in enumerate(record.program.splitlines(), 1)]
+    span = completion_span(record.program, record.solution, record.completion)
+    if span is None:
+        return lines
+    start, end = span
+    end = start + len(record.program[start:end].rstrip("\n"))  # its last character's line, not the next one
+    first, last = record.program.count("\n", 0, start), record.program.count("\n", 0, max(end - 1, start))
+    return [*lines[:first], COMPLETION_STARTS, *lines[first:last + 1], COMPLETION_ENDS, *lines[last + 1:]]
 
 
 def _clip(line: str) -> str:

@@ -40,9 +40,15 @@ def write_reports(
         _attempt(outcome, "--codeeval-html", s.html, write_html, report)
 
 
+WHAT = {"--codeeval-save-generations": "generations", "--codeeval-report": "JSON", "--codeeval-markdown": "Markdown",
+        "--codeeval-html": "HTML"}
+
+
 def _attempt(outcome: RunOutcome, option: str, path: Path, write: Callable[[Path, Any], None], what: Any) -> None:
+    """Write one file; `outcome.written` names it for the summary, `outcome.unwritten` says why it is not there."""
     try:
         write(path, what)
+        outcome.written.append(f"{path} ({WHAT[option]})")
     except CodeevalError as exc:
         outcome.unwritten.append(str(exc))
     except OSError as exc:

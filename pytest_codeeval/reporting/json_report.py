@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from pytest_codeeval.evaluation.outcome import RunOutcome
 from pytest_codeeval.evaluation.results import TaskResult
+from pytest_codeeval.samples import SampleRecord
 
 SCHEMA_VERSION = 2  # 2: intervals, gates, baseline
 
@@ -47,7 +49,8 @@ def build_report(outcome: RunOutcome, exitstatus: int) -> dict[str, Any]:
         "baseline": gates.comparison if gates else None,
         "tasks": {
             name: {
-                **task_section(result), **_intervals(intervals.get(name, {})), **_coverage(outcome.partial.get(name))
+                **task_section(result, outcome.facts.tokens), **_intervals(intervals.get(name, {})),
+                **_coverage(outcome.partial.get(name)),
             }
             for name, result in outcome.tasks.items()
         },
@@ -75,7 +78,9 @@ def _coverage(partial: tuple[int, int] | None) -> dict[str, Any]:
     return {"problems_in_file": {"have": partial[0], "of": partial[1]}} if partial else {}
 
 
-def task_section(result: TaskResult) -> dict[str, Any]:
+def task_section(result: TaskResult, tokens: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """`tokens`: each generated sample's completion length in tokens, by node id (a sample's `tokens` key)."""
+    tokens = tokens or {}
     counts = result.status_counts()
     return {
         "metrics": result.metrics,
@@ -86,13 +91,18 @@ def task_section(result: TaskResult) -> dict[str, Any]:
             pid: {
                 "n": len(records),
                 "passed": sum(r.passed for r in records),
-                "samples": [
-                    {k: v for k, v in r.to_dict().items() if k not in ("task", "problem", "position")} for r in records
-                ],
+                "samples": [_sample(r, tokens) for r in records],
             }
             for pid, records in result.problems.items()
         },
     }
+
+
+def _sample(record: SampleRecord, tokens: Mapping[str, int]) -> dict[str, Any]:
+    sample = {k: v for k, v in record.to_dict().items() if k not in ("task", "problem", "position")}
+    if record.key.nodeid in tokens:
+        sample["tokens"] = tokens[record.key.nodeid]
+    return sample
 
 
 def write_json(path: Path, report: dict[str, Any]) -> None:

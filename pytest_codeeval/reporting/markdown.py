@@ -52,6 +52,22 @@ def _flips(names: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _file_verdict_lines(verdicts: dict[str, Any] | None) -> list[str]:
+    """How many of the generations file's own verdicts this run agrees with, and the first that differ."""
+    if not verdicts:
+        return []
+    found = verdicts["disagreements"]
+    lines = ["", f"Verdicts in the generations file: {verdicts['compared']} compared, {len(found)} differ"
+             + (" ⚠️" if found else " ✅")]
+    if found:
+        lines += ["", "| sample | in the file | here | detail |", "|---|---|---|---|"]
+        lines += [f"| {_code(_cell(d['sample']))} | {d['file']} | {d['status']} | {_cell(d['detail'])} |"
+                  for d in found[:MAX_FLIPS_LISTED]]
+        more = len(found) - MAX_FLIPS_LISTED
+        lines += ["", f"and {more} more (the JSON and HTML reports list them all)"] if more > 0 else []
+    return lines
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     config = report.get("config") or {}
     gates = report.get("gates") or {}
@@ -93,6 +109,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                           f"problems got worse, {len(c['improved_problems'])} got better</summary>", "",
                           f"- worse: {_flips(c['regressed_problems'])}", f"- better: {_flips(c['improved_problems'])}",
                           "", "</details>"]
+    lines += _file_verdict_lines(report.get("file_verdicts"))
     run = report.get("run") or {}
     statuses = ", ".join(f"{v} {k}" for k, v in (run.get("statuses") or {}).items())
     level = (report.get("sandbox") or {}).get("level")

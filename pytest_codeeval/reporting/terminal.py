@@ -154,6 +154,8 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
     lines += [(line, None) for line in (outcome.gates.lines() if outcome.gates else [])]
     if stopped:
         lines.append((stopped, "yellow"))
+    if outcome.written:
+        lines.append((f"codeeval: wrote {', '.join(outcome.written)}", None))
     lines += [(f"codeeval: {line}", "red") for line in outcome.unwritten]
     if outcome.lost:
         lines.append((

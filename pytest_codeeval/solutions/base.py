@@ -35,6 +35,10 @@ class SolutionSource(ABC):
     def report(self) -> dict[str, Any] | None:
         return None
 
+    def tokens(self) -> dict[str, int]:
+        """Tokens of each generated completion, by node id (the reports' completion lengths); none from a file."""
+        return {}
+
     def prior_verdicts(self) -> dict[str, bool]:
         """Verdicts another tool gave these samples (passed or not), by node id: a generations file may carry them."""
         return {}

@@ -27,6 +27,7 @@ class ModelSource(SolutionSource):
         self.cache_dir = cache_dir
         self._solutions: dict[str, str] | None = None
         self._report: dict[str, Any] | None = None
+        self._tokens: dict[str, int] = {}
 
     def sample_indices(self, task: Task, problem: Problem) -> Sequence[int]:
         return range(task.repeats or self.settings.generation.n_samples)
@@ -39,7 +40,7 @@ class ModelSource(SolutionSource):
         dependent = set(later)
         first = [k for k in keys if k not in dependent]
         first += sorted(needed - set(first))
-        self._solutions, self._report = {}, None
+        self._solutions, self._report, self._tokens = {}, None, {}
         for stage in (first, later):
             if stage:
                 self._generate(stage, task_of, problem_of)
@@ -68,6 +69,7 @@ class ModelSource(SolutionSource):
         for request in requests:
             task, problem = task_of(request.key.task), problem_of(request.key)
             text = completions[request.key].text
+            self._tokens[request.key.nodeid] = completions[request.key].tokens
             if self._chat_reply(request):
                 text = code_from_reply(text, request.prompt + request.answer_start)
             raw = request.prompt + request.answer_start + text
@@ -109,3 +111,6 @@ class ModelSource(SolutionSource):
 
     def report(self) -> dict[str, Any] | None:
         return self._report
+
+    def tokens(self) -> dict[str, int]:
+        return self._tokens

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import canonical, first_ids, report, write_jsonl
+from helpers import canonical, chromium, first_ids, report, write_jsonl
 
 from pytest_codeeval.reporting.markdown import render_markdown
 
@@ -68,10 +67,6 @@ def test_html_shows_gates_and_marks_problems_worse_than_the_baseline(pytester: p
     assert html.count('data-regressed="1"') == 1 and 'data-problem="HumanEval/0" data-regressed="1"' in html
     assert '<li class="gate-bad">✗ humaneval pass@1 = 0.917 &lt; 0.99</li>' in html
     assert '<li class="gate-ok">✓ humaneval pass@1 0.917 vs baseline 1.000 (-0.083, p=0.5)</li>' in html
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
 @pytest.mark.skipif(chromium() is None, reason="needs a headless chromium (apt-get install chromium); .ci/run installs it")
