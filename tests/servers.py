@@ -259,3 +259,46 @@ class CannedChat:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class SlowCompletions:
+    """A fake OpenAI-compatible completions endpoint that takes `delay` s per request and answers each with `n`
+    copies of `text`: slow enough to interrupt mid-run; records every request's body."""
+
+    def __init__(self, delay: float, text: str = "    return 0\n") -> None:
+        self.seen: list[dict] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                fake.seen.append(body)
+                time.sleep(delay)
+                n = int(body.get("n") or 1)
+                choices = [{"index": i, "finish_reason": "stop", "text": text} for i in range(n)]
+                payload = json.dumps({
+                    "id": "slow", "object": "text_completion", "created": 0, "model": body.get("model", ""),
+                    "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1},
+                }).encode()
+                with contextlib.suppress(OSError):  # the client gave up on it (Ctrl-C)
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def __enter__(self) -> SlowCompletions:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
