@@ -1,0 +1,106 @@
+"""Long generations cut short: Ctrl-C (SIGINT to the process group, as a terminal sends it) ends the run at once
+with pytest's exit 2, keeps every completion received, says so, and the same command resumes from the cache;
+requests of bounded size; a cache file cut mid-line by a kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from servers import SlowCompletions
+from tiny_models import build
+
+from pytest_codeeval.generation.base import Completion, GenerationRequest
+from pytest_codeeval.generation.cache import GenerationCache
+from pytest_codeeval.samples import SampleKey
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def interrupt_once_cached(command: list[str], cwd: Path, cache: Path, at_least: int) -> tuple[int, float, str]:
+    """Run `command` until the cache holds `at_least` lines, SIGINT its process group; (exit status, seconds it
+    took to end after the signal, its stdout)."""
+    out_path = cwd / "out.txt"
+    with out_path.open("wb") as out:
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while len(lines(cache)) < at_least and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.poll() is None, out_path.read_text()[-3000:]
+        os.killpg(process.pid, signal.SIGINT)
+        sent = time.monotonic()
+        try:
+            status = process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    return status, time.monotonic() - sent, out_path.read_text()
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["single", "xdist"])
+def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_resumes(
+    tmp_path: Path, xdist: tuple[str, ...]
+) -> None:
+    cache = tmp_path / "cache" / "completions.jsonl"
+    with SlowCompletions(delay=0.3) as server:
+        command = [sys.executable, "-m", "pytest", "codeeval", "--codeeval-model=openai:fake",
+                   f"--codeeval-base-url={server.url}", "--codeeval-tasks=humaneval", "--codeeval-limit=2",
+                   "--codeeval-n-samples=1000", "--codeeval-batch-size=4", "--codeeval-concurrency=2",
+                   f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider", *xdist]
+        status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 8)
+        assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
+        kept = len(lines(cache))
+        assert 8 <= kept < 2000 and all(body["n"] <= 4 for body in server.seen)
+        assert (f"codeeval: generation interrupted; {kept} of 2000 completions are in the cache (0 from earlier runs, "
+                f"{kept} now; {cache.parent}): a rerun with the same generation settings generates only the other "
+                f"{2000 - kept}") in out
+        assert "KeyboardInterrupt" in out and "Traceback" not in out
+        assert "codeeval: 2000 completions to generate with openai (0 of 2000 from the cache)" in out
+        asked = len(server.seen)
+        status, _, again = interrupt_once_cached(command, tmp_path, cache, kept + 8)
+        assert status == pytest.ExitCode.INTERRUPTED
+        assert f"codeeval: {2000 - kept} completions to generate with openai ({kept} of 2000 from the cache)" in again
+        assert f"generation interrupted; {len(lines(cache))} of 2000 completions are in the cache ({kept} from " in again
+        assert len(server.seen) - asked < len(lines(cache)), "the cached samples were asked for again"
+    assert all(json.loads(line)["text"] == "    return 0\n" for line in lines(cache))
+
+
+def test_ctrl_c_while_the_transformers_backend_generates_keeps_its_finished_batches(tmp_path: Path) -> None:
+    model = build("gpt2", tmp_path / "gpt2")
+    cache = tmp_path / "cache" / "completions.jsonl"
+    command = [sys.executable, "-m", "pytest", "codeeval", f"--codeeval-model={model}", "--codeeval-tasks=humaneval",
+               "--codeeval-limit=4", "--codeeval-n-samples=200", "--codeeval-batch-size=2",
+               "--codeeval-max-new-tokens=64", f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider"]
+    status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 2)
+    assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
+    kept = len(lines(cache))
+    assert 2 <= kept < 800
+    assert f"codeeval: generation interrupted; {kept} of 800 completions are in the cache" in out
+
+
+def test_a_cache_line_cut_by_a_kill_mid_write_is_skipped_and_the_next_entry_stands_alone(tmp_path: Path) -> None:
+    def completion(index: int) -> Completion:
+        return Completion(GenerationRequest(SampleKey("t", "p", index), "prompt"), f"text {index}", 3)
+
+    cache = GenerationCache(tmp_path)
+    cache.put("first", completion(0))
+    cache.put("second", completion(1))
+    whole = cache.path.read_bytes()
+    cache.path.write_bytes(whole[: len(whole) - 10])  # the second line cut, as a kill -9 mid-write leaves it
+    reopened = GenerationCache(tmp_path)
+    assert set(reopened.entries) == {"first"}
+    reopened.put("third", completion(2))
+    again = GenerationCache(tmp_path)
+    assert set(again.entries) == {"first", "third"}
+    found = again.get("third", completion(2).request)
+    assert found is not None and (found.text, found.tokens) == ("text 2", 3)
