@@ -363,6 +363,31 @@ def test_engine_arguments_carry_every_option_and_a_cpu_engine_runs_in_this_proce
         assert not in_this_process(workers, cpu=True)
 
 
+def test_a_cpu_engine_sizes_its_kv_cache_to_the_memory_available(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM's CPU default reserves 90% of the machine's total memory and refuses to start where it is not free: left
+    unset, a quarter of the available memory (at most 8 GiB); too little is one line naming what to set."""
+    from pytest_codeeval.generation.backends import vllm
+    from pytest_codeeval.generation.models import resolve_model
+
+    gib = 1 << 30
+    assert vllm.cpu_kv_cache_bytes(20 * gib) == 5 * gib and vllm.cpu_kv_cache_bytes(100 * gib) == 8 * gib
+    assert vllm.cpu_kv_cache_bytes(gib) == gib // 4
+    with pytest.raises(CodeevalError, match=r"^--codeeval-model=vllm:MODEL: 0\.5 GiB of memory available, too little "
+                       r"for vLLM's KV cache on this CPU: set VLLM_CPU_KVCACHE_SPACE=GIB .* or "
+                       r"--codeeval-gpu-memory-utilization=FRACTION"):
+        vllm.cpu_kv_cache_bytes(gib // 2)
+    assert 0 < vllm.available_memory() <= os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    spec = resolve_model(str(model_dir), ModelOptions())
+    monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
+    monkeypatch.setattr(vllm, "available_memory", lambda: 12 * gib)
+    assert vllm.engine_args(spec, ModelOptions(), "auto", cpu=True)["kv_cache_memory_bytes"] == 3 * gib
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, ModelOptions(), "auto", cpu=False)
+    given = ModelOptions(gpu_memory_utilization=0.5)  # the user's own fraction: vLLM's rule, as asked
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, given, "auto", cpu=True)
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "2")  # vLLM reads it itself
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, ModelOptions(), "auto", cpu=True)
+
+
 @pytest.mark.skipif(HAS_VLLM, reason="vLLM is installed here")
 def test_without_vllm_the_error_names_the_install(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--codeeval-model=vllm:smollm2-135m", "--codeeval-limit=1")
