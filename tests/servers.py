@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
 import os
 import signal
@@ -263,10 +264,12 @@ class CannedChat:
 
 class SlowCompletions:
     """A fake OpenAI-compatible completions endpoint that takes `delay` s per request and answers each with `n`
-    copies of `text`: slow enough to interrupt mid-run; records every request's body."""
+    choices of `text`, its `{n}` the choice's number across the server's life (distinct programs): slow enough to
+    interrupt mid-run; records every request's body."""
 
-    def __init__(self, delay: float, text: str = "    return 0\n") -> None:
+    def __init__(self, delay: float, text: str = "\n    return {n}\n") -> None:
         self.seen: list[dict] = []
+        self.served = itertools.count()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -278,7 +281,8 @@ class SlowCompletions:
                 fake.seen.append(body)
                 time.sleep(delay)
                 n = int(body.get("n") or 1)
-                choices = [{"index": i, "finish_reason": "stop", "text": text} for i in range(n)]
+                choices = [{"index": i, "finish_reason": "stop", "text": text.replace("{n}", str(next(fake.served)))}
+                           for i in range(n)]
                 payload = json.dumps({
                     "id": "slow", "object": "text_completion", "created": 0, "model": body.get("model", ""),
                     "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1},

@@ -1,6 +1,6 @@
-"""Long generations cut short: Ctrl-C (SIGINT to the process group, as a terminal sends it) ends the run at once
-with pytest's exit 2, keeps every completion received, says so, and the same command resumes from the cache;
-requests of bounded size; a cache file cut mid-line by a kill -9."""
+"""Long runs cut short: Ctrl-C (SIGINT to the process group, as a terminal sends it) while generating or while
+samples run ends the run at once with pytest's exit 2, keeps every completion received, says so, and the same
+command resumes from the cache; requests of bounded size; a cache file cut mid-line by a kill -9."""
 
 from __future__ import annotations
 
@@ -27,15 +27,18 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def interrupt_once_cached(command: list[str], cwd: Path, cache: Path, at_least: int) -> tuple[int, float, str]:
-    """Run `command` until the cache holds `at_least` lines, SIGINT its process group; (exit status, seconds it
-    took to end after the signal, its stdout)."""
+def interrupt_once_cached(
+    command: list[str], cwd: Path, cache: Path, at_least: int, then: float = 0.0
+) -> tuple[int, float, str]:
+    """Run `command` until the cache holds `at_least` lines (and `then` s more), SIGINT its process group; (exit
+    status, seconds it took to end after the signal, its stdout)."""
     out_path = cwd / "out.txt"
     with out_path.open("wb") as out:
         process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
         while len(lines(cache)) < at_least and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
+        time.sleep(then)
         assert process.poll() is None, out_path.read_text()[-3000:]
         os.killpg(process.pid, signal.SIGINT)
         sent = time.monotonic()
@@ -72,7 +75,21 @@ def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_re
         assert f"codeeval: {2000 - kept} completions to generate with openai ({kept} of 2000 from the cache)" in again
         assert f"generation interrupted; {len(lines(cache))} of 2000 completions are in the cache ({kept} from " in again
         assert len(server.seen) - asked < len(lines(cache)), "the cached samples were asked for again"
-    assert all(json.loads(line)["text"] == "    return 0\n" for line in lines(cache))
+    texts = [json.loads(line)["text"] for line in lines(cache)]
+    assert len(set(texts)) == len(texts) and all(text.startswith("\n    return ") for text in texts)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["single", "xdist"])
+def test_ctrl_c_while_samples_run_ends_the_run_at_once(tmp_path: Path, xdist: tuple[str, ...]) -> None:
+    """Every sample sleeps 2 s in the sandbox: SIGINT once generation is over lands among running programs."""
+    cache = tmp_path / "cache" / "completions.jsonl"
+    with SlowCompletions(delay=0.05, text="\n    import time\n    time.sleep(2)\n    return {n}\n") as server:
+        command = [sys.executable, "-m", "pytest", "codeeval", "--codeeval-model=openai:fake",
+                   f"--codeeval-base-url={server.url}", "--codeeval-tasks=humaneval", "--codeeval-limit=1",
+                   "--codeeval-n-samples=40", f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider", *xdist]
+        status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 40, then=4.0)
+    assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
+    assert "KeyboardInterrupt" in out and "codeeval: the run stopped before its last sample" in out
 
 
 def test_ctrl_c_while_the_transformers_backend_generates_keeps_its_finished_batches(tmp_path: Path) -> None:
