@@ -84,7 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-n-samples", type=int, default=1, metavar="N", help="completions per problem (default: 1)")
     add("--codeeval-max-new-tokens", type=int, default=512, metavar="N",
         help="generated tokens per completion (default: 512)")
-    add("--codeeval-batch-size", type=int, metavar="N", help="sequences per forward pass (default: automatic); openai: samples per request (default 16)")
+    add("--codeeval-batch-size", type=int, metavar="N",
+        help="sequences per forward pass (default: automatic); openai: samples per request (default 16)")
     add("--codeeval-temperature", type=float, default=0.2, metavar="T", help="sampling temperature (default: 0.2)")
     add("--codeeval-top-p", type=float, default=0.95, metavar="P", help="nucleus sampling (default: 0.95)")
     add("--codeeval-top-k", type=int, default=0, metavar="K", help="top-k sampling, 0 = off (default: 0)")
