@@ -5,14 +5,12 @@ command resumes from the cache; requests of bounded size; a cache file cut mid-l
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import cache_lines, interrupt_when
 from servers import SlowCompletions
 from tiny_models import build
 
@@ -23,31 +21,17 @@ from pytest_codeeval.samples import SampleKey
 pytestmark = pytest.mark.timeout(300)
 
 
-def lines(path: Path) -> list[str]:
-    return path.read_text().splitlines() if path.exists() else []
-
-
 def interrupt_once_cached(
     command: list[str], cwd: Path, cache: Path, at_least: int, then: float = 0.0
 ) -> tuple[int, float, str]:
-    """Run `command` until the cache holds `at_least` lines (and `then` s more), SIGINT its process group; (exit
-    status, seconds it took to end after the signal, its stdout)."""
-    out_path = cwd / "out.txt"
-    with out_path.open("wb") as out:
-        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 120
-        while len(lines(cache)) < at_least and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+    """SIGINT once the cache holds `at_least` lines (and `then` s more)."""
+    def ready(_: Path) -> bool:
+        if len(cache_lines(cache)) < at_least:
+            return False
         time.sleep(then)
-        assert process.poll() is None, out_path.read_text()[-3000:]
-        os.killpg(process.pid, signal.SIGINT)
-        sent = time.monotonic()
-        try:
-            status = process.wait(timeout=30)
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-    return status, time.monotonic() - sent, out_path.read_text()
+        return True
+
+    return interrupt_when(command, cwd, ready, wait=120)
 
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["single", "xdist"])
@@ -59,11 +43,14 @@ def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_re
         command = [sys.executable, "-m", "pytest", "codeeval", "--codeeval-model=openai:fake",
                    f"--codeeval-base-url={server.url}", "--codeeval-tasks=humaneval", "--codeeval-limit=2",
                    "--codeeval-n-samples=1000", "--codeeval-batch-size=4", "--codeeval-concurrency=2",
-                   f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider", *xdist]
+                   f"--codeeval-cache-dir={cache.parent}", f"--codeeval-report={tmp_path / 'r.json'}",
+                   "-p", "no:cacheprovider", *xdist]
         status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 8)
         assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
-        kept = len(lines(cache))
+        kept = len(cache_lines(cache))
         assert 8 <= kept < 2000 and all(body["n"] <= 4 for body in server.seen)
+        generation = json.loads((tmp_path / "r.json").read_text())["generation"]
+        assert generation["generated"] == kept and generation["stopped"].startswith(f"interrupted; {kept} of 2000 ")
         assert (f"codeeval: generation interrupted; {kept} of 2000 completions are in the cache (0 from earlier runs, "
                 f"{kept} now; {cache.parent}): a rerun with the same generation settings generates only the other "
                 f"{2000 - kept}") in out
@@ -73,9 +60,9 @@ def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_re
         status, _, again = interrupt_once_cached(command, tmp_path, cache, kept + 8)
         assert status == pytest.ExitCode.INTERRUPTED
         assert f"codeeval: {2000 - kept} completions to generate with openai ({kept} of 2000 from the cache)" in again
-        assert f"generation interrupted; {len(lines(cache))} of 2000 completions are in the cache ({kept} from " in again
-        assert len(server.seen) - asked < len(lines(cache)), "the cached samples were asked for again"
-    texts = [json.loads(line)["text"] for line in lines(cache)]
+        assert f"generation interrupted; {len(cache_lines(cache))} of 2000 completions are in the cache ({kept} from " in again
+        assert len(server.seen) - asked < len(cache_lines(cache)), "the cached samples were asked for again"
+    texts = [json.loads(line)["text"] for line in cache_lines(cache)]
     assert len(set(texts)) == len(texts) and all(text.startswith("\n    return ") for text in texts)
 
 
@@ -100,7 +87,7 @@ def test_ctrl_c_while_the_transformers_backend_generates_keeps_its_finished_batc
                "--codeeval-max-new-tokens=64", f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider"]
     status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 2)
     assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
-    kept = len(lines(cache))
+    kept = len(cache_lines(cache))
     assert 2 <= kept < 800
     assert f"codeeval: generation interrupted; {kept} of 800 completions are in the cache" in out
 
