@@ -37,7 +37,7 @@ def is_server_model(name: str) -> bool:
 
 def per_request(settings: GenerationSettings) -> int:
     """A request's `n`: bounded, so that a problem's 200 (or 100,000) samples arrive, and are kept, a chunk at a
-    time, and a server that caps `n` (OpenAI's API: 128) is not asked for more."""
+    time, and a server that caps `n` is not asked for more than a few."""
     return settings.batch_size or PER_REQUEST
 
 
