@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from functools import lru_cache
@@ -62,10 +63,11 @@ def cache_lines(path: Path) -> list[str]:
 
 def interrupt_when(
     command: list[str], cwd: Path, ready: Callable[[Path], bool], env: dict[str, str] | None = None,
-    wait: float = 300,
+    wait: float = 300, again_after: float | None = None,
 ) -> tuple[int, float, str]:
     """Run `command` (its stdout and stderr to one file) until `ready(that file)`, then SIGINT its process group, as
-    a terminal's Ctrl-C does: (exit status, seconds it took to end after the signal, its output)."""
+    a terminal's Ctrl-C does (and once more `again_after` s later): (exit status, seconds it took to end after the
+    first signal, its output)."""
     import os
     import signal
     import subprocess
@@ -81,6 +83,10 @@ def interrupt_when(
         assert process.poll() is None, out_path.read_text()[-3000:]
         os.killpg(process.pid, signal.SIGINT)
         sent = time.monotonic()
+        if again_after is not None:
+            time.sleep(again_after)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT)
         try:
             status = process.wait(timeout=60)
         finally:

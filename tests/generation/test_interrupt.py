@@ -5,6 +5,7 @@ command resumes from the cache; requests of bounded size; a cache file cut mid-l
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -64,6 +65,20 @@ def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_re
         assert len(server.seen) - asked < len(cache_lines(cache)), "the cached samples were asked for again"
     texts = [json.loads(line)["text"] for line in cache_lines(cache)]
     assert len(set(texts)) == len(texts) and all(text.startswith("\n    return ") for text in texts)
+
+
+def test_a_second_ctrl_c_ends_the_run_at_once(tmp_path: Path) -> None:
+    """The second SIGINT comes while the first one's ending (xdist's workers stopping) is under way: nothing
+    catches it, so the process ends at once (killed by SIGINT, or already done with pytest's exit 2)."""
+    cache = tmp_path / "cache" / "completions.jsonl"
+    with SlowCompletions(delay=0.3) as server:
+        command = [sys.executable, "-m", "pytest", "codeeval", "--codeeval-model=openai:fake",
+                   f"--codeeval-base-url={server.url}", "--codeeval-tasks=humaneval", "--codeeval-limit=1",
+                   "--codeeval-n-samples=1000", "--codeeval-batch-size=4", f"--codeeval-cache-dir={cache.parent}",
+                   "-p", "no:cacheprovider", "-n", "2"]
+        status, seconds, out = interrupt_when(command, tmp_path, lambda _: len(cache_lines(cache)) >= 8,
+                                              again_after=0.1)
+    assert status in (pytest.ExitCode.INTERRUPTED, -signal.SIGINT) and seconds < 5, out[-3000:]
 
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["single", "xdist"])
