@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,3 +61,39 @@ def language_or_skip(name: str):
 def chromium() -> str | None:
     """A headless browser for the HTML report's tests (.ci/run installs Debian's chromium)."""
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+def cache_lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def interrupt_when(
+    command: list[str], cwd: Path, ready: Callable[[Path], bool], env: dict[str, str] | None = None,
+    wait: float = 300, again_after: float | None = None,
+) -> tuple[int, float, str]:
+    """Run `command` (its stdout and stderr to one file) until `ready(that file)`, then SIGINT its process group, as
+    a terminal's Ctrl-C does (and once more `again_after` s later): (exit status, seconds it took to end after the
+    first signal, its output)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    out_path = cwd / "out.txt"
+    with out_path.open("wb") as out:
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                   env=env)
+        deadline = time.monotonic() + wait
+        while not ready(out_path) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.poll() is None, out_path.read_text()[-3000:]
+        os.killpg(process.pid, signal.SIGINT)
+        sent = time.monotonic()
+        if again_after is not None:
+            time.sleep(again_after)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT)
+        try:
+            status = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    return status, time.monotonic() - sent, out_path.read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 from pytest_codeeval.generation.base import ModelOptions
 from pytest_codeeval.generation.models import convert_gguf, resolve_model
@@ -214,14 +216,13 @@ class FaultProxy:
             self.stop()
 
 
-class CannedChat:
-    """An OpenAI-compatible chat endpoint that answers from a script: each request gets, as its choices, the
-    replies of the first `replies` key that its user message contains (the task's prompt, say), cycled to `n`."""
+class FakeServer:
+    """An OpenAI-compatible endpoint on loopback whose answers `answer` makes from each request's body (recorded in
+    `seen`): its `object` and `choices`."""
 
-    def __init__(self, replies: dict[str, list[str]]) -> None:
-        self.replies = replies
+    def __init__(self) -> None:
         self.seen: list[dict] = []
-        canned = self
+        fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -229,23 +230,19 @@ class CannedChat:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                canned.seen.append(body)
-                content = body["messages"][-1]["content"]
-                texts = next((texts for key, texts in canned.replies.items() if key in content), ["no script"])
-                n = int(body.get("n") or 1)
-                choices = [
-                    {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": texts[i % len(texts)]}}
-                    for i in range(n)
-                ]
+                fake.seen.append(body)
+                kind, choices = fake.answer(body)
+                n = len(choices)
                 payload = json.dumps({
-                    "id": "canned", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
+                    "id": "fake", "object": kind, "created": 0, "model": body.get("model", ""),
                     "choices": choices, "usage": {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1},
                 }).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                with contextlib.suppress(OSError):  # the client gave up on it (Ctrl-C)
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -253,9 +250,45 @@ class CannedChat:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def __enter__(self) -> CannedChat:
+    def answer(self, body: dict) -> tuple[str, list[dict]]:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class CannedChat(FakeServer):
+    """An OpenAI-compatible chat endpoint that answers from a script: each request gets, as its choices, the
+    replies of the first `replies` key that its user message contains (the task's prompt, say), cycled to `n`."""
+
+    def __init__(self, replies: dict[str, list[str]]) -> None:
+        self.replies = replies
+        super().__init__()
+
+    def answer(self, body: dict) -> tuple[str, list[dict]]:
+        content = body["messages"][-1]["content"]
+        texts = next((texts for key, texts in self.replies.items() if key in content), ["no script"])
+        return "chat.completion", [
+            {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": texts[i % len(texts)]}}
+            for i in range(int(body.get("n") or 1))
+        ]
+
+
+class SlowCompletions(FakeServer):
+    """A completions endpoint that takes `delay` s per request and answers each with `n` choices of `text`, its
+    `{n}` the choice's number across the server's life (distinct programs): slow enough to interrupt mid-run."""
+
+    def __init__(self, delay: float, text: str = "\n    return {n}\n") -> None:
+        self.delay, self.text, self.served = delay, text, itertools.count()
+        super().__init__()
+
+    def answer(self, body: dict) -> tuple[str, list[dict]]:
+        time.sleep(self.delay)
+        return "text_completion", [
+            {"index": i, "finish_reason": "stop", "text": self.text.replace("{n}", str(next(self.served)))}
+            for i in range(int(body.get("n") or 1))
+        ]

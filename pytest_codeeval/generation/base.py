@@ -35,7 +35,8 @@ class GenerationSettings:
                         check=lambda v: v >= 0, expect="expected 0 (off) or a positive number of tokens")
     seed: int = option("--codeeval-seed", "random seed (default: 0)", default=0, type=int, metavar="N")
     batch_size: int | None = option(  # None: automatic
-        "--codeeval-batch-size", "sequences per forward pass (default: automatic)", type=int, metavar="N",
+        "--codeeval-batch-size",
+        "sequences per forward pass (default: automatic); openai: samples per request (default 16)", type=int, metavar="N",
         check=lambda v: v >= 1, expect="expected at least 1 sequence")
     precision: str = option("--codeeval-precision", "model weights precision", default="auto",
                             choices=("auto", "fp32", "fp16", "bf16"))

@@ -1,7 +1,8 @@
 """The generation cache: completions on disk, keyed by everything that determines them.
 
 An append-only JSONL file, flushed after every completion: a second identical run generates nothing, and an
-interrupted run resumes with what it had. The batch size is not part of the key: it does not change outputs."""
+interrupted run resumes with what it had (a line cut by a kill -9 mid-write is skipped, and the next entry goes on
+a line of its own). The batch size is not part of the key: it does not change outputs."""
 
 from __future__ import annotations
 
@@ -39,8 +40,11 @@ class GenerationCache:
     def __init__(self, directory: Path) -> None:
         self.path = directory / CACHE_FILE
         self.entries: dict[str, dict[str, Any]] = {}
+        self.cut = False  # the file ends mid-line (a run killed while it wrote): the next entry starts a new line
         if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+            self.cut = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
                 try:
                     entry = json.loads(line)
                     self.entries[entry["key"]] = entry
@@ -55,5 +59,6 @@ class GenerationCache:
         entry = {"key": key, "text": completion.text, "tokens": completion.tokens}
         self.entries[key] = entry
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
+        with self.path.open("a", encoding="utf-8") as handle:  # closed, so flushed, after each completion
+            handle.write(("\n" if self.cut else "") + json.dumps(entry) + "\n")
+        self.cut = False

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.base import (
@@ -21,6 +21,18 @@ from pytest_codeeval.generation.base import (
 )
 from pytest_codeeval.generation.cache import GenerationCache, cache_key
 from pytest_codeeval.samples import SampleKey
+
+if TYPE_CHECKING:
+    from pytest_codeeval.generation.progress import ProgressLines
+
+
+class GenerationInterrupted(KeyboardInterrupt):
+    """Ctrl-C while generating: pytest ends the run as interrupted (exit 2); the message says what the cache kept
+    and that the same command resumes, `stats` what was done, for the report."""
+
+    def __init__(self, message: str, stats: GenerationStats) -> None:
+        super().__init__(message)
+        self.message, self.stats = message, stats
 
 
 class GenerationStopped(CodeevalError):
@@ -82,8 +94,20 @@ def generate(
             missing.append(request)
     stats.cached = len(done)
     if missing:
+        _announce(name, requests, missing, effective)
         _generate_missing(start, missing, effective, keys, cache, done, stats)
     return done, stats
+
+
+def _announce(
+    backend: str, requests: Sequence[GenerationRequest], missing: list[GenerationRequest],
+    effective: dict[SampleKey, GenerationSettings],
+) -> None:
+    from pytest_codeeval.generation.progress import LARGE, ProgressLines, announce
+
+    if ProgressLines.wanted() or len(missing) >= LARGE:
+        longest = max(effective[r.key].max_new_tokens for r in missing)
+        announce(len(missing), len(requests), longest, backend)
 
 
 def _kept(stats: GenerationStats, total: int, cache_dir: Path | None) -> str:
@@ -101,14 +125,38 @@ def _generate_missing(
     keys: dict[SampleKey, str], cache: GenerationCache | None, done: dict[SampleKey, Completion],
     stats: GenerationStats,
 ) -> None:
-    from tqdm.auto import tqdm
-
     from pytest_codeeval.generation.progress import ProgressLines
 
     lines = ProgressLines(len(missing)) if ProgressLines.wanted() else None
-    loading = time.perf_counter()
-    backend = start()
-    stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
+    total = stats.cached + len(missing)
+    directory = cache.path.parent if cache is not None else None
+    if lines is not None:
+        lines.start()
+    try:
+        loading = time.perf_counter()
+        try:
+            backend = start()
+        except KeyboardInterrupt:
+            raise GenerationInterrupted(f"interrupted while the model loaded; {_kept(stats, total, directory)}",
+                                        stats) from None
+        stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
+        if lines is not None:
+            lines.generating()
+        _run(backend, missing, effective, keys, cache, done, stats, lines, directory)
+    finally:
+        if lines is not None:
+            lines.close()
+
+
+def _run(
+    backend: Backend, missing: list[GenerationRequest], effective: dict[SampleKey, GenerationSettings],
+    keys: dict[SampleKey, str], cache: GenerationCache | None, done: dict[SampleKey, Completion],
+    stats: GenerationStats, lines: ProgressLines | None, directory: Path | None,
+) -> None:
+    """Each completion reaches the cache as it arrives: Ctrl-C or a failure keeps every one received."""
+    from tqdm.auto import tqdm
+
+    total = stats.cached + len(missing)
     started = time.perf_counter()
     groups: dict[GenerationSettings, list[GenerationRequest]] = {}
     for request in missing:
@@ -127,8 +175,9 @@ def _generate_missing(
                     if lines is not None:
                         lines.update(completion.tokens)
     except CodeevalError as exc:  # generation broke off (a backend that could not start says so as it is)
-        directory = cache.path.parent if cache is not None else None
-        raise GenerationStopped(f"{exc}; {_kept(stats, stats.cached + len(missing), directory)}", stats) from None
+        raise GenerationStopped(f"{exc}; {_kept(stats, total, directory)}", stats) from None
+    except KeyboardInterrupt:  # the backend abandoned what was in flight: nothing more to wait for
+        raise GenerationInterrupted(f"interrupted; {_kept(stats, total, directory)}", stats) from None
     finally:
         stats.seconds = round(time.perf_counter() - started, 3)
         stats.model_loads += backend.loads

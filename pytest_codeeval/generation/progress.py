@@ -1,24 +1,35 @@
 """Progress of a long generation where no terminal shows a bar (CI logs): a line now and then, on the process's
-real stderr (pytest captures `sys.stderr` while it collects, which is when generation runs)."""
+real stderr (pytest captures `sys.stderr` while it collects, which is when generation runs).
+
+Loading (a model, vLLM's engine start and compilation) is its own phase: tokens/s and the time left count
+generation only, so that minutes of start-up do not read as slow generation. A timer thread writes a line at least
+every `every` seconds in either phase, also while nothing finishes (a model that loads for minutes, a long batch)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import TextIO
 
 EVERY_SECONDS = float(os.environ.get("PYTEST_CODEEVAL_PROGRESS_SECONDS", "30"))  # tests shorten it
+LARGE = 10_000  # completions to generate from which the start says so even where a bar is drawn
 
 
 class ProgressLines:
-    """`codeeval: generating: 120/400 completions, 35.2 tokens/s, about 2m10s left`, at most every `every` s."""
+    """`codeeval: generating: 120/400 completions, 35.2 tokens/s, about 2m10s left`, at least every `every` s
+    (and at most, for completions: each one does not get its own line)."""
 
     def __init__(self, total: int, stream: TextIO | None = None, every: float = EVERY_SECONDS) -> None:
         self.total, self.every = total, every
         self.stream = stream if stream is not None else sys.__stderr__
-        self.started = self.last = time.monotonic()
+        self.phase = "loading"
+        self.loading_since = self.started = self.last = time.monotonic()
         self.done = self.tokens = 0
+        self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        self.timer: threading.Thread | None = None
 
     @staticmethod
     def wanted() -> bool:
@@ -26,24 +37,73 @@ class ProgressLines:
         stream = sys.__stderr__
         return stream is not None and not stream.isatty()
 
-    def update(self, tokens: int) -> None:
-        self.done += 1
-        self.tokens += tokens
-        now = time.monotonic()
-        if now - self.last >= self.every or self.done == self.total:
-            self.last = now
-            self._line(now - self.started)
+    def start(self) -> None:
+        """The timer thread: a line whenever `every` s passed without one (a daemon: Ctrl-C never waits for it)."""
+        self.timer = threading.Thread(target=self._tick, name="codeeval-progress", daemon=True)
+        self.timer.start()
 
-    def _line(self, elapsed: float) -> None:
-        if self.stream is None:
+    def close(self) -> None:
+        self.stopped.set()
+
+    def generating(self) -> None:
+        """The model is loaded: the generation clock starts now."""
+        with self.lock:
+            self.phase = "generating"
+            self.started = self.last = time.monotonic()
+            self._write(f"codeeval: loaded in {_duration(self.started - self.loading_since)}; generating "
+                        f"{self.total} completions")
+
+    def update(self, tokens: int) -> None:
+        with self.lock:
+            self.done += 1
+            self.tokens += tokens
+            now = time.monotonic()
+            if now - self.last >= self.every or self.done == self.total:
+                self._line(now)
+
+    def _tick(self) -> None:
+        while not self.stopped.wait(min(self.every, 1.0) if self.every > 0 else 1.0):
+            with self.lock:
+                now = time.monotonic()
+                if now - self.last >= self.every and not self.stopped.is_set():
+                    self._line(now)
+
+    def _line(self, now: float) -> None:
+        self.last = now
+        if self.phase == "loading":
+            self._write(f"codeeval: loading the model: {_duration(now - self.loading_since)} so far")
             return
+        elapsed = now - self.started
         rate = f", {self.tokens / elapsed:.1f} tokens/s" if elapsed > 0 else ""
-        left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        eta = f", about {_duration(left)} left" if self.done < self.total else f", in {_duration(elapsed)}"
-        self.stream.write(f"codeeval: generating: {self.done}/{self.total} completions{rate}{eta}\n")
-        self.stream.flush()
+        left = elapsed / self.done * (self.total - self.done) if self.done else None
+        if self.done >= self.total:
+            eta = f", in {_duration(elapsed)}"
+        else:
+            eta = f", about {_duration(left)} left" if left is not None else f", {_duration(elapsed)} so far"
+        self._write(f"codeeval: generating: {self.done}/{self.total} completions{rate}{eta}")
+
+    def _write(self, line: str) -> None:
+        if self.stream is not None:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def announce(missing: int, total: int, max_new_tokens: int, backend: str, stream: TextIO | None = None) -> None:
+    """The request's size, stated before anything loads: a run of 100,000 completions should not be a surprise."""
+    out = stream if stream is not None else sys.__stderr__
+    if out is None:
+        return
+    size = (f"codeeval: {missing} completions to generate with {backend} ({total - missing} of {total} from the "
+            f"cache), up to {missing * max_new_tokens:,} new tokens")
+    if missing >= LARGE:
+        size += ": a very large request; Ctrl-C keeps every completion finished so far, and the same command resumes"
+    out.write(size + "\n")
+    out.flush()
 
 
 def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, rest = divmod(int(seconds + 0.5), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"

@@ -340,6 +340,9 @@ class Aggregating(Role):
                 terminalreporter.write_line(text, **({colour: True} if colour else {}))
             for text in skipped_lines(self.skipped_tasks, self.config.option.verbose > 0):
                 terminalreporter.write_line(text, yellow=True)
+        stopped = (self.benchmark.source.report() or {}).get("stopped")
+        if exitstatus == pytest.ExitCode.INTERRUPTED and stopped:  # Ctrl-C while generating: what was kept
+            terminalreporter.write_line(f"codeeval: generation {stopped}", yellow=True)
         return result
 
 

@@ -47,7 +47,7 @@ class ModelSource(SolutionSource):
 
     def _generate(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:
         from pytest_codeeval.generation.base import GenerationRequest
-        from pytest_codeeval.generation.engine import GenerationStopped, generate
+        from pytest_codeeval.generation.engine import GenerationInterrupted, GenerationStopped, generate
 
         requests = []
         for key in keys:
@@ -65,6 +65,9 @@ class ModelSource(SolutionSource):
         except GenerationStopped as stopped:  # the report says what was done before it stopped
             self._report = {**stopped.stats.to_dict(), "stopped": str(stopped)}
             raise
+        except GenerationInterrupted as interrupted:  # the summary says what was kept; pytest ends the run as its own
+            self._report = {**interrupted.stats.to_dict(), "stopped": interrupted.message}
+            raise KeyboardInterrupt from None
         assert self._solutions is not None
         for request in requests:
             task, problem = task_of(request.key.task), problem_of(request.key)

@@ -1,28 +1,61 @@
-"""Generation progress without a terminal (CI logs): periodic lines with completed/total, tokens/s and the time
-left, on the process's real stderr, since pytest captures sys.stderr while it collects."""
+"""Generation progress without a terminal (CI logs): the request's size first, then periodic lines (loading, then
+completed/total, tokens/s and the time left, generation only), on the process's real stderr, since pytest
+captures sys.stderr while it collects."""
 
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import pytest
 from tiny_models import build
 
-from pytest_codeeval.generation.progress import ProgressLines
+from pytest_codeeval.generation.progress import ProgressLines, announce
 
 
-def test_lines_count_completions_tokens_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = iter([0.0, 10.0, 20.0, 25.0])
+def test_lines_count_generation_only_tokens_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """60 s of loading (vLLM's engine start, compilation) count neither in tokens/s nor in the time left."""
+    clock = iter([0.0, 60.0, 70.0, 80.0, 85.0])
     monkeypatch.setattr("pytest_codeeval.generation.progress.time.monotonic", lambda: next(clock))
     out = io.StringIO()
     lines = ProgressLines(3, stream=out, every=15.0)
-    lines.update(100)  # 10 s: not yet a line
-    lines.update(100)  # 20 s
-    lines.update(50)  # 25 s: the last one always has its line
+    lines.generating()  # loaded at 60 s
+    lines.update(100)  # 70 s: not yet a line
+    lines.update(100)  # 80 s
+    lines.update(50)  # 85 s: the last one always has its line
     assert out.getvalue().splitlines() == [
+        "codeeval: loaded in 1m00s; generating 3 completions",
         "codeeval: generating: 2/3 completions, 10.0 tokens/s, about 10s left",
         "codeeval: generating: 3/3 completions, 10.0 tokens/s, in 25s",
+    ]
+
+
+def test_the_timer_writes_a_line_while_the_model_loads_and_while_nothing_finishes() -> None:
+    out = io.StringIO()
+    lines = ProgressLines(5, stream=out, every=0.2)
+    lines.start()
+    try:
+        time.sleep(0.7)  # loading: nothing else would write
+        lines.generating()
+        time.sleep(0.7)  # generating, no completion yet
+    finally:
+        lines.close()
+    written = out.getvalue().splitlines()
+    loading = [line for line in written if line.startswith("codeeval: loading the model: ")]
+    waiting = [line for line in written if line.startswith("codeeval: generating: 0/5 completions, 0.0 tokens/s, ")]
+    assert len(loading) >= 2 and len(waiting) >= 2, written
+    assert written.index(next(line for line in written if line.startswith("codeeval: loaded in "))) == len(loading)
+
+
+def test_a_very_large_request_is_stated_with_its_size() -> None:
+    out = io.StringIO()
+    announce(100_000, 100_000, 512, "openai", stream=out)
+    announce(40, 50, 512, "vllm", stream=out)
+    assert out.getvalue().splitlines() == [
+        "codeeval: 100000 completions to generate with openai (0 of 100000 from the cache), up to 51,200,000 new "
+        "tokens: a very large request; Ctrl-C keeps every completion finished so far, and the same command resumes",
+        "codeeval: 40 completions to generate with vllm (10 of 50 from the cache), up to 20,480 new tokens",
     ]
 
 
@@ -37,6 +70,8 @@ def test_a_run_without_a_terminal_prints_progress_lines(
     )
     assert result.ret in (0, 1)
     result.stderr.fnmatch_lines([
+        "codeeval: 3 completions to generate with transformers (0 of 3 from the cache), up to 12 new tokens",
+        "codeeval: loaded in *s; generating 3 completions",
         "codeeval: generating: 1/3 completions, * tokens/s, about * left",
         "codeeval: generating: 3/3 completions, * tokens/s, in *s",
     ])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import first_ids, problems
+from helpers import cache_lines, first_ids, interrupt_when, problems
 from servers import VllmServer, embedded_dir, free_port
 
 from pytest_codeeval.errors import CodeevalError
@@ -77,8 +78,6 @@ def reference(transformers: Any) -> dict[SampleKey, str]:
 @pytest.fixture(scope="module")
 def engine(model_dir: Path) -> Any:
     from pytest_codeeval.generation.backends import vllm
-
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; the CPU build's default takes far more
     from pytest_codeeval.generation.models import resolve_model
 
     backend = vllm.load(resolve_model(str(model_dir), ENGINE), ENGINE, "fp32")
@@ -270,6 +269,26 @@ def test_ctrl_c_keeps_the_finished_completions_and_a_rerun_generates_the_rest(
     assert cache.read_text().splitlines()[: len(kept)] == kept and len(cache.read_text().splitlines()) == 8
 
 
+@needs_vllm
+def test_ctrl_c_while_the_engine_starts_ends_the_run_in_seconds(tmp_path: Path, model_dir: Path) -> None:
+    """A process of its own, vLLM's defaults (its KV cache sized here): SIGINT while the engine starts, after 5 s
+    of the loading phase's lines, ends the run as pytest's interrupt; nothing was generated, and the summary says so."""
+    env = {name: value for name, value in os.environ.items() if name != "VLLM_CPU_KVCACHE_SPACE"}
+    env["PYTEST_CODEEVAL_PROGRESS_SECONDS"] = "1"
+    command = [sys.executable, "-m", "pytest", "codeeval", f"--codeeval-model=vllm:{model_dir}",
+               "--codeeval-tasks=humaneval", "--codeeval-limit=8", f"--codeeval-cache-dir={tmp_path / 'cache'}",
+               "-p", "no:cacheprovider"]
+
+    def loading_for_5s(out: Path) -> bool:
+        seconds = re.findall(r"^codeeval: loading the model: (\d+)s so far$", out.read_text(errors="replace"), re.M)
+        return bool(seconds) and int(seconds[-1]) >= 5
+
+    status, seconds, out = interrupt_when(command, tmp_path, loading_for_5s, env=env)
+    assert status == pytest.ExitCode.INTERRUPTED and seconds < 20, out[-3000:]
+    assert "codeeval: generation interrupted while the model loaded; 0 of 8 completions are in the cache" in out
+    assert "codeeval: loaded in" not in out and "Traceback" not in out
+
+
 @pytest.fixture(scope="module")
 def adapter(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A LoRA adapter for the embedded model, random (not the identity a fresh adapter is), rank 4 on q and v."""
@@ -363,6 +382,31 @@ def test_engine_arguments_carry_every_option_and_a_cpu_engine_runs_in_this_proce
         assert not in_this_process(workers, cpu=True)
 
 
+def test_a_cpu_engine_sizes_its_kv_cache_to_the_memory_available(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM's CPU default reserves 90% of the machine's total memory and refuses to start where it is not free: left
+    unset, a quarter of the available memory (at most 8 GiB); too little is one line naming what to set."""
+    from pytest_codeeval.generation.backends import vllm
+    from pytest_codeeval.generation.models import resolve_model
+
+    gib = 1 << 30
+    assert vllm.cpu_kv_cache_bytes(20 * gib) == 5 * gib and vllm.cpu_kv_cache_bytes(100 * gib) == 8 * gib
+    assert vllm.cpu_kv_cache_bytes(gib) == gib // 4
+    with pytest.raises(CodeevalError, match=r"^--codeeval-model=vllm:MODEL: 0\.5 GiB of memory available, too little "
+                       r"for vLLM's KV cache on this CPU: set VLLM_CPU_KVCACHE_SPACE=GIB .* or "
+                       r"--codeeval-gpu-memory-utilization=FRACTION"):
+        vllm.cpu_kv_cache_bytes(gib // 2)
+    assert 0 < vllm.available_memory() <= os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    spec = resolve_model(str(model_dir), ModelOptions())
+    monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
+    monkeypatch.setattr(vllm, "available_memory", lambda: 12 * gib)
+    assert vllm.engine_args(spec, ModelOptions(), "auto", cpu=True)["kv_cache_memory_bytes"] == 3 * gib
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, ModelOptions(), "auto", cpu=False)
+    given = ModelOptions(gpu_memory_utilization=0.5)  # the user's own fraction: vLLM's rule, as asked
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, given, "auto", cpu=True)
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "2")  # vLLM reads it itself
+    assert "kv_cache_memory_bytes" not in vllm.engine_args(spec, ModelOptions(), "auto", cpu=True)
+
+
 @pytest.mark.skipif(HAS_VLLM, reason="vLLM is installed here")
 def test_without_vllm_the_error_names_the_install(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--codeeval-model=vllm:smollm2-135m", "--codeeval-limit=1")
@@ -426,6 +470,27 @@ def test_a_dead_endpoint_beside_a_vllm_server_and_alone(server: VllmServer, mode
     assert stats["endpoints"][dead]["failures"] >= 1 and stats["endpoints"][dead]["requests"] < len(reqs) * 2
     with pytest.raises(CodeevalError, match=r"no answer from http://127\.0\.0\.1:\d+/v1: each failed 2 times in a row"):
         through(dead, model_dir, reqs, max_new_tokens=TOKENS)
+
+
+@needs_vllm
+def test_ctrl_c_against_a_vllm_server_keeps_each_chunk_and_the_same_command_resumes(
+    tmp_path: Path, server: VllmServer, model_dir: Path
+) -> None:
+    """200 samples of 2 problems, asked for 4 at a time: SIGINT once 4 are cached ends the run in seconds (the
+    requests in flight abandoned), every completion received is kept, and the same command asks only for the rest."""
+    cache = tmp_path / "cache" / "completions.jsonl"
+    command = [sys.executable, "-m", "pytest", "codeeval", f"--codeeval-model=openai:{model_dir}",
+               "--codeeval-tasks=humaneval", "--codeeval-limit=2", "--codeeval-n-samples=200",
+               "--codeeval-batch-size=4", "--codeeval-concurrency=2", "--codeeval-max-new-tokens=128",
+               f"--codeeval-base-url={server.url}", f"--codeeval-cache-dir={cache.parent}", "-p", "no:cacheprovider"]
+    status, seconds, out = interrupt_when(command, tmp_path, lambda _: len(cache_lines(cache)) >= 4)
+    assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
+    kept = len(cache_lines(cache))
+    assert 4 <= kept < 400
+    assert f"codeeval: generation interrupted; {kept} of 400 completions are in the cache (0 from earlier runs" in out
+    status, _, again = interrupt_when(command, tmp_path, lambda _: len(cache_lines(cache)) >= kept + 4)
+    assert status == pytest.ExitCode.INTERRUPTED
+    assert f"codeeval: {400 - kept} completions to generate with openai ({kept} of 400 from the cache)" in again
 
 
 @needs_vllm

@@ -16,7 +16,6 @@ import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +25,7 @@ from pytest_codeeval.generation.base import Completion, GenerationRequest, Gener
 
 PREFIX = "openai:"
 PER_ENDPOINT = 8  # default requests in flight per endpoint
+PER_REQUEST = 16  # default samples asked for by one request (its `n`); --codeeval-batch-size sets it
 MAX_STOP = 4  # OpenAI's API rejects more stop sequences; the rest are cut here
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0  # seconds
 CHAT_INSTRUCTION = "Complete the following code. Reply with the whole code in one fenced code block.\n\n"
@@ -33,6 +33,12 @@ CHAT_INSTRUCTION = "Complete the following code. Reply with the whole code in on
 
 def is_server_model(name: str) -> bool:
     return name.startswith(PREFIX)
+
+
+def per_request(settings: GenerationSettings) -> int:
+    """A request's `n`: bounded, so that a problem's 200 (or 100,000) samples arrive, and are kept, a chunk at a
+    time, and a server that caps `n` is not asked for more than a few."""
+    return settings.batch_size or PER_REQUEST
 
 
 def normalize_url(url: str) -> str:
@@ -188,7 +194,9 @@ class OpenAIBackend:
 
     # -- generation ------------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
-        """One job per (prompt, stop words): its samples in as few requests as the server allows."""
+        """One job per (prompt, stop words) and chunk of at most `per_request` samples, so that completions reach
+        the cache and the progress line as they arrive. The jobs run on daemon threads that nothing waits for: when
+        the caller stops (Ctrl-C, an error), requests in flight are abandoned and no new one is sent."""
         if settings.chat_template:
             raise CodeevalError(
                 "--codeeval-chat-template: a server applies its own chat template; use --codeeval-chat instead"
@@ -196,22 +204,38 @@ class OpenAIBackend:
         groups: dict[tuple[str, tuple[str, ...]], list[GenerationRequest]] = {}
         for request in requests:
             groups.setdefault((request.prompt, request.stop_words), []).append(request)
+        size = per_request(settings)
+        jobs: queue.SimpleQueue[list[GenerationRequest]] = queue.SimpleQueue()
+        for group in groups.values():
+            ordered = sorted(group, key=lambda r: r.key.index)
+            for first in range(0, len(ordered), size):
+                jobs.put(ordered[first : first + size])
         results: queue.Queue[Completion | BaseException] = queue.Queue()
-        workers = self.server.concurrency or PER_ENDPOINT * len(self.endpoints)
+        stop = threading.Event()
+        for number in range(min(self.server.concurrency or PER_ENDPOINT * len(self.endpoints), jobs.qsize())):
+            threading.Thread(target=self._worker, args=(jobs, settings, results, stop), daemon=True,
+                             name=f"codeeval-openai-{number}").start()
         texts: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="codeeval-openai") as pool:
-            for group in groups.values():
-                pool.submit(self._job, sorted(group, key=lambda r: r.key.index), settings, results)
-            try:
-                for _ in range(len(requests)):
-                    item = results.get()
-                    if isinstance(item, BaseException):
-                        raise item
-                    texts.setdefault((item.request.prompt, item.request.stop_words), []).append(item.text)
-                    yield item
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            for _ in range(len(requests)):
+                item = results.get()
+                if isinstance(item, BaseException):
+                    raise item
+                texts.setdefault((item.request.prompt, item.request.stop_words), []).append(item.text)
+                yield item
+        finally:
+            stop.set()
         self._check_sampling(texts, settings)
+
+    def _worker(
+        self, jobs: queue.SimpleQueue, settings: GenerationSettings, results: queue.Queue, stop: threading.Event,
+    ) -> None:
+        while not stop.is_set():
+            try:
+                job = jobs.get_nowait()
+            except queue.Empty:
+                return
+            self._job(job, settings, results)
 
     def _job(self, group: list[GenerationRequest], settings: GenerationSettings, results: queue.Queue) -> None:
         try:

@@ -130,7 +130,39 @@ def engine_args(spec: ModelSpec, options: ModelOptions, precision: str, cpu: boo
     args.update({name: value for name, value in given.items() if value is not None})
     if cpu:  # the CPU build's seeded sampling crashes the engine with chunked prefill ("does not use offset")
         args["enable_chunked_prefill"] = False
+        if not os.environ.get(KV_CACHE_ENV) and options.gpu_memory_utilization is None:
+            args["kv_cache_memory_bytes"] = cpu_kv_cache_bytes(available_memory())
     return args
+
+
+KV_CACHE_ENV = "VLLM_CPU_KVCACHE_SPACE"  # GiB; set, vLLM's CPU build takes it as it is
+GIB = 1 << 30
+KV_CACHE_SHARE, KV_CACHE_MIN, KV_CACHE_MAX = 0.25, GIB // 4, 8 * GIB
+
+
+def cpu_kv_cache_bytes(available: int) -> int:
+    """The KV cache on a CPU, from the memory available now: a quarter of it, at most 8 GiB (enough for hundreds
+    of 2k-token sequences of a small model). vLLM's CPU default reserves 90% of the machine's *total* memory and
+    refuses to start wherever other processes use more than a tenth of it."""
+    size = min(int(available * KV_CACHE_SHARE), KV_CACHE_MAX)
+    if size < KV_CACHE_MIN:
+        raise CodeevalError(
+            f"--codeeval-model={PREFIX}MODEL: {available / GIB:.1f} GiB of memory available, too little for vLLM's "
+            f"KV cache on this CPU: set {KV_CACHE_ENV}=GIB (the KV cache's size) or "
+            "--codeeval-gpu-memory-utilization=FRACTION (of the machine's memory), or free memory"
+        )
+    return size
+
+
+def available_memory() -> int:
+    """Bytes the kernel can give without swapping (MemAvailable), or free pages where /proc is not there."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def in_this_process(options: ModelOptions, cpu: bool) -> bool:
