@@ -76,7 +76,8 @@ class Phases:
     script writes RUN_MARK on its standard error (taken out of the output); its run phase's deadline starts then.
     Only the first mark counts: a program that writes one again, or a build that forges one early, can only bring
     its own deadline closer, never push it beyond the build's bound plus the run's. Under the CPU clock, `backstop`
-    moves a deadline one window (the phase's bound) on while the machine holds the program back (backstop.py)."""
+    moves a deadline one window (the phase's bound) on while the machine holds the program back, a few times at
+    most (backstop.py)."""
 
     def __init__(self, started: float, wall: float, run_wall: float | None, err_fd: int,
                  backstop: Backstop | None) -> None:
@@ -95,6 +96,8 @@ class Phases:
         self.building = False
         self.deadline = time.monotonic() + self.run_wall
         self.window = self.run_wall
+        if self.backstop is not None:  # the run phase's windows count from here; the compilers are gone
+            self.backstop.counted = 0.0
         return chunk.replace(RUN_MARK, b"", 1)
 
     def extended(self, pid: int) -> bool:
