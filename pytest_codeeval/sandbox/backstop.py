@@ -3,13 +3,15 @@ verdict on a program that a busy machine held back.
 
 At the wall deadline the zygote asks the kernel's scheduler statistics (/proc/PID/task/TID/schedstat: time on a
 CPU, time waiting in a run queue) how long the sample's threads wanted a CPU during the window that ended. A
-program that wanted one for at least `HELD_BACK` of it, and used less CPU time than its limit, was held back by
-the machine's load: its deadline moves one window on, up to `BUSY_EXTENSIONS` times. Still held back after that,
+program that wanted one for at least `HELD_BACK` of it, but about no more than the cores it may use could give
+(more: its own threads kept each other waiting, a fork bomb's way), and used less CPU time than its limit, was held back
+by the machine's load: its deadline moves one window on, up to `BUSY_EXTENSIONS` times. Still held back after that,
 it is not judged (an error, never a timeout). A sleeping program wants no CPU: the deadline ends it, as before."""
 
 from __future__ import annotations
 
 import os
+import time
 
 from pytest_codeeval.sandbox.api import BUSY_EXTENSIONS
 
@@ -45,11 +47,17 @@ def scheduled(pids: list[int]) -> tuple[float, float] | None:
 class Backstop:
     """One sample's wall deadlines under the CPU clock (under the wall clock there is none: the deadline is final)."""
 
-    def __init__(self, cpu_limit: float) -> None:
+    def __init__(self, cpu_limit: float, cpus: int, started: float) -> None:
         self.cpu_limit = cpu_limit
+        self.cpus = cpus  # the cores the sample may run on
         self.left = BUSY_EXTENSIONS
-        self.counted = 0.0  # run and wait time at the last deadline: each window is judged on its own
         self.detail: str | None = None  # why the program was not judged, once its extensions ran out
+        self.restart(started)
+
+    def restart(self, now: float) -> None:
+        """A window starts (the sample's, its run phase's): each window is judged on its own."""
+        self.since = now
+        self.counted = 0.0  # the threads' run and wait time when it started
 
     def extend(self, pids: list[int], window: float) -> bool:
         """At a deadline: whether the program gets one more `window` of wall time."""
@@ -57,8 +65,11 @@ class Backstop:
         if times is None:
             return False
         ran, waited = times
-        wanted, self.counted = ran + waited - self.counted, ran + waited
-        if wanted < HELD_BACK * window or ran >= self.cpu_limit:
+        now = time.monotonic()
+        elapsed, wanted = now - self.since, ran + waited - self.counted
+        self.since, self.counted = now, ran + waited
+        # the kernel counts a wait when it ends: a window may hold one more core's worth from the window before
+        if not HELD_BACK * elapsed <= wanted <= (self.cpus + 1) * elapsed or ran >= self.cpu_limit:
             return False
         if self.left == 0:
             self.detail = (f"{NOT_JUDGED}: after {BUSY_EXTENSIONS + 1} wall bounds of {window:g} s its threads had "

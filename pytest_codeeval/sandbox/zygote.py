@@ -97,7 +97,7 @@ class Phases:
         self.deadline = time.monotonic() + self.run_wall
         self.window = self.run_wall
         if self.backstop is not None:  # the run phase's windows count from here; the compilers are gone
-            self.backstop.counted = 0.0
+            self.backstop.restart(time.monotonic())
         return chunk.replace(RUN_MARK, b"", 1)
 
     def extended(self, pid: int) -> bool:
@@ -201,7 +201,7 @@ class Zygote:
         for fd in (out_w, err_w, done_w, token_r, token_w):
             os.close(fd)
         captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
-        backstop = None if limits.get("wall_clock") else Backstop(limits["cpu_seconds"])
+        backstop = None if limits.get("wall_clock") else Backstop(limits["cpu_seconds"], len(os.sched_getaffinity(0)), started)
         phases = Phases(started, limits["wall_seconds"], msg.get("run_wall_seconds"), err_r, backstop)
         status, rusage, timed_out = self._watch(pid, phases, captures)
         self._kill_everything_else()
