@@ -3,10 +3,10 @@ verdict on a program that a busy machine held back.
 
 At the wall deadline the zygote asks the kernel's scheduler statistics (/proc/PID/task/TID/schedstat: time on a
 CPU, time waiting in a run queue) how long the sample's threads wanted a CPU during the window that ended. A
-program that wanted one for at least `HELD_BACK` of it, but about no more than the cores it may use could give
-(more: its own threads kept each other waiting, a fork bomb's way), and used less CPU time than its limit, was held back
-by the machine's load: its deadline moves one window on, up to `BUSY_EXTENSIONS` times. Still held back after that,
-it is not judged (an error, never a timeout). A sleeping program wants no CPU: the deadline ends it, as before."""
+program that wanted one for at least `HELD_BACK` of it, but not much more than the cores it may use could give
+(more: its own threads kept each other waiting, a fork bomb's way), and used less CPU time than its limit, was
+held back by the machine's load: its deadline moves one window on, up to `BUSY_EXTENSIONS` times. Still held back
+after that, it is not judged (an error, never a timeout). A sleeping program wants no CPU: the deadline ends it."""
 
 from __future__ import annotations
 
