@@ -115,3 +115,10 @@ def test_eight_cpu_heavy_samples_pass_on_an_oversubscribed_machine(
     samples = report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]["HumanEval/0"]["samples"]
     assert [(s["status"], s["detail"]) for s in samples] == [("passed", "ok")] * 8
     assert max(s["duration"] for s in samples) > 12  # the backstop was reached, and extended
+
+
+def test_a_program_whose_own_processes_keep_each_other_waiting_is_not_extended(executor: ZygoteExecutor) -> None:
+    # 6 spinning processes on one core wait for each other, not for the machine: the backstop ends them as before
+    source = "import os\nfor _ in range(5):\n    if os.fork() == 0:\n        break\nwhile True:\n    pass\n"
+    result = executor.run(ExecRequest(python_source=source, limits=Limits(cpu_seconds=3, wall_seconds=1)))
+    assert result.timed_out and result.machinery_error is None and result.wall_seconds < 2, result
