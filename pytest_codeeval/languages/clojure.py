@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.java import Java
+from pytest_codeeval.languages.jvm import HEAP_ARGS, HeapBounded
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult
@@ -56,7 +57,7 @@ def dedented(description: str) -> str:
     return "\n".join(line[indent:] if not line[:indent].strip() else line for line in lines)
 
 
-class Clojure(Language):
+class Clojure(HeapBounded, Language):
     name = "clj"
     title = "Clojure"
     file_ext = "clj"
@@ -80,7 +81,7 @@ class Clojure(Language):
             "java",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
-            "-Xmx1g",
+            f"@{HEAP_ARGS}",
             "-Dclojure.main.report=stderr",
             "-cp",
             CLOJURE_JAR,

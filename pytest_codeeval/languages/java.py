@@ -6,7 +6,7 @@ import os
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import COMPILER_JVM, Jvm
+from pytest_codeeval.languages.jvm import COMPILER_JVM, HEAP_ARGS, HeapBounded, Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 
 _IMPORTS = (
@@ -34,7 +34,7 @@ JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
       }} catch (java.io.IOException codeevalError) {{ throw new RuntimeException(codeevalError); }} }}"""
 
 
-class Java(Jvm):
+class Java(HeapBounded, Jvm):
     name = "java"
     title = "Java"
     file_ext = "java"
@@ -71,7 +71,7 @@ class Java(Jvm):
         return [["javac", *COMPILER_JVM, "-encoding", "UTF8", "-cp", JAVATUPLES, "-d", ".", source]]
 
     def run_command(self, source: str) -> list[str]:
-        return ["java", "-ea", "-XX:+UseSerialGC", "-Xmx1g", "-cp", f".:{JAVATUPLES}", source[: -len(".java")]]
+        return ["java", "-ea", "-XX:+UseSerialGC", f"@{HEAP_ARGS}", "-cp", f".:{JAVATUPLES}", source[: -len(".java")]]
 
     def proof(self, program: str) -> Proven | None:
         """At the end of the tests' `main` (the program's last), which a failed `assert` leaves by throwing."""

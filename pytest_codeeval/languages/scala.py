@@ -13,7 +13,7 @@ import shutil
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import COMPILER_JVM, Jvm
+from pytest_codeeval.languages.jvm import COMPILER_JVM, HEAP_ARGS, HeapBounded, Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult
@@ -45,7 +45,7 @@ SCALA_PROOF = f"""    {{
     }}"""
 
 
-class Scala(Jvm):
+class Scala(HeapBounded, Jvm):
     name = "scala"
     title = "Scala"
     file_ext = "scala"
@@ -71,7 +71,7 @@ class Scala(Jvm):
 
     def run_command(self, source: str) -> list[str]:
         # what `scala -cp . Problem` runs, without its launcher script and runner in between
-        return ["java", "-XX:+UseSerialGC", "-Xmx1g", "-cp", f"{scala_library()}:.", "Problem"]
+        return ["java", "-XX:+UseSerialGC", f"@{HEAP_ARGS}", "-cp", f"{scala_library()}:.", "Problem"]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")

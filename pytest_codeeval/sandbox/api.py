@@ -7,6 +7,9 @@ from typing import Protocol
 
 # --codeeval-sandbox: strict (the default), network (the samples reach the network), basic (no namespaces)
 SANDBOX_LEVELS = ("strict", "network", "basic")
+# Under the CPU clock, how many more times the wall bound is granted to a program that a busy machine held back
+# (sandbox/backstop.py); once they are spent and it is still held back, it is not judged
+BUSY_EXTENSIONS = 3
 
 
 @dataclass(frozen=True)
@@ -26,13 +29,21 @@ class Limits:
     file_size_bytes: int = 64 * 1024**2
     open_files: int = 256
     processes: int = 512  # threads count too (RLIMIT_NPROC): a correct program with a 100-thread pool must pass
+    # --codeeval-timeout-clock=wall: the wall bound is the verdict. Otherwise (the CPU clock) it is only a backstop,
+    # granted again while the machine, not the program, held the program back (sandbox/backstop.py)
+    wall_clock: bool = False
 
     def wall_bound(self) -> float:
         return self.wall_seconds if self.wall_seconds is not None else max(3 * self.cpu_seconds, self.cpu_seconds + 10)
 
+    def reply_bound(self, run_wall: float | None) -> float:
+        """The longest a sample can take, its extensions under the CPU clock included (`run_wall`: a two-phase
+        program's run phase, after its build's bound)."""
+        once = self.wall_bound() + (run_wall or 0)
+        return once if self.wall_clock else once * (1 + BUSY_EXTENSIONS)
+
     def address_space(self) -> int:
         return self.address_space_bytes if self.address_space_bytes is not None else self.memory_bytes
-
 
 
 @dataclass(frozen=True)

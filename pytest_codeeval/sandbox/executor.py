@@ -99,7 +99,7 @@ class ZygoteExecutor:
             proc = self._start()
             assert proc.stdin is not None
             send(proc.stdin.fileno(), message)
-            reply = self._receive(limits["wall_seconds"] + (request.run_wall_seconds or 0) + REPLY_GRACE)
+            reply = self._receive(request.limits.reply_bound(request.run_wall_seconds) + REPLY_GRACE)
         except (OSError, RuntimeError) as exc:
             reply = {"machinery_error": f"sandbox unavailable: {exc}"}
         if reply is None:

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from pytest_codeeval.sandbox import binds, cgroups, isolation, tracebacks
+from pytest_codeeval.sandbox.backstop import Backstop
 from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
 from pytest_codeeval.sandbox.protocol import RUN_MARK, receive, send, write_all
 
@@ -74,10 +75,15 @@ class Phases:
     """The wall deadline of a sample. A two-phase program (`ExecRequest.run_wall_seconds`) is building until its
     script writes RUN_MARK on its standard error (taken out of the output); its run phase's deadline starts then.
     Only the first mark counts: a program that writes one again, or a build that forges one early, can only bring
-    its own deadline closer, never push it beyond the build's bound plus the run's."""
+    its own deadline closer, never push it beyond the build's bound plus the run's. Under the CPU clock, `backstop`
+    moves a deadline one window (the phase's bound) on while the machine holds the program back, a few times at
+    most (backstop.py)."""
 
-    def __init__(self, deadline: float, run_wall: float | None, err_fd: int) -> None:
-        self.deadline = deadline
+    def __init__(self, started: float, wall: float, run_wall: float | None, err_fd: int,
+                 backstop: Backstop | None) -> None:
+        self.deadline = started + wall
+        self.window = wall
+        self.backstop = backstop
         self.run_wall = run_wall
         self.building = run_wall is not None
         self.err_fd = err_fd
@@ -89,7 +95,17 @@ class Phases:
         assert self.run_wall is not None
         self.building = False
         self.deadline = time.monotonic() + self.run_wall
+        self.window = self.run_wall
+        if self.backstop is not None:  # the run phase's windows count from here; the compilers are gone
+            self.backstop.restart(time.monotonic())
         return chunk.replace(RUN_MARK, b"", 1)
+
+    def extended(self, pid: int) -> bool:
+        """At the deadline: whether the program `pid` (with its descendants) gets one more window."""
+        if self.backstop is None or not self.backstop.extend([pid, *_descendants(pid)], self.window):
+            return False
+        self.deadline += self.window
+        return True
 
 
 class Zygote:
@@ -185,7 +201,8 @@ class Zygote:
         for fd in (out_w, err_w, done_w, token_r, token_w):
             os.close(fd)
         captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
-        phases = Phases(started + limits["wall_seconds"], msg.get("run_wall_seconds"), err_r)
+        backstop = None if limits.get("wall_clock") else Backstop(limits["cpu_seconds"], len(os.sched_getaffinity(0)), started)
+        phases = Phases(started, limits["wall_seconds"], msg.get("run_wall_seconds"), err_r, backstop)
         status, rusage, timed_out = self._watch(pid, phases, captures)
         self._kill_everything_else()
         if self.abandoned:  # a writer that would not die holds the pipes open: read what is there, never wait
@@ -203,6 +220,8 @@ class Zygote:
         os.close(done_r)
         reply = self._result(status, rusage, timed_out, started, limits, captures[out_r], captures[err_r], done, token, msg)
         reply["build_timed_out"] = timed_out and phases.building
+        if timed_out and backstop is not None and backstop.detail:  # held back to the end: not the program's fault
+            reply["machinery_error"] = backstop.detail
         reply["out_of_memory"] = self.cgroup is not None and self.cgroup.out_of_memory()
         return reply
 
@@ -217,6 +236,8 @@ class Zygote:
         try:
             while True:
                 left = phases.deadline - time.monotonic()
+                if left <= 0 and not timed_out and phases.extended(pid):
+                    continue
                 if left <= 0 and not timed_out:
                     timed_out = True
                     os.kill(pid, signal.SIGKILL)
