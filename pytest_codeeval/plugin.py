@@ -88,11 +88,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--codeeval-max-new-tokens", type=int, default=512, metavar="N",
         help="generated tokens per completion (default: 512)")
     add("--codeeval-batch-size", type=int, metavar="N", help="sequences per forward pass (default: automatic)")
-    add("--codeeval-temperature", type=float, default=0.2, metavar="T", help="sampling temperature (default: 0.2)")
+    add("--codeeval-temperature", type=float, metavar="T",
+        help="sampling temperature (default: 0.2); given, it is used even for one sample (0: greedy)")
     add("--codeeval-top-p", type=float, default=0.95, metavar="P", help="nucleus sampling (default: 0.95)")
     add("--codeeval-top-k", type=int, default=0, metavar="K", help="top-k sampling, 0 = off (default: 0)")
     add("--codeeval-do-sample", action="store_true", default=None,
-        help="sample even when n-samples is 1 (default: greedy for n=1)")
+        help="sample even when n-samples is 1 (default: greedy for n=1 unless --codeeval-temperature is given)")
     add("--codeeval-seed", type=int, default=0, metavar="N", help="random seed (default: 0)")
     add("--codeeval-precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"),
         help="model weights precision")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +26,7 @@ class Options(Protocol):
 
 
 DEFAULT_K = (1, 10, 100)
+DEFAULT_TEMPERATURE = GenerationSettings.temperature
 MAX_TIMEOUT = 86400  # a day of CPU per sample, far beyond any benchmark's need (1e9 overflowed the sandbox's timers)
 
 
@@ -182,7 +183,7 @@ def _exports(config: Options) -> tuple[tuple[str, Path], ...]:
 def _check_sampling(opt: Any) -> None:
     """Values no backend can use: said at configure, not as a server's HTTP 400 or a silent greedy run."""
     temperature, top_p, top_k = opt("codeeval_temperature"), opt("codeeval_top_p"), opt("codeeval_top_k")
-    if not temperature >= 0:  # false for NaN too
+    if temperature is not None and not temperature >= 0:  # false for NaN too
         raise CodeevalError(f"--codeeval-temperature={temperature}: expected 0 or more (0: greedy), e.g. 0.2")
     if not 0 < top_p <= 1:
         raise CodeevalError(f"--codeeval-top-p={top_p}: expected a probability above 0 and at most 1, e.g. 0.95")
@@ -326,7 +327,7 @@ def read_settings(config: Options) -> Settings:
         max_new_tokens=opt("codeeval_max_new_tokens"),
         n_samples=n_samples,
         do_sample=opt("codeeval_do_sample"),
-        temperature=opt("codeeval_temperature"),
+        temperature=DEFAULT_TEMPERATURE if opt("codeeval_temperature") is None else opt("codeeval_temperature"),
         top_p=opt("codeeval_top_p"),
         top_k=opt("codeeval_top_k"),
         seed=opt("codeeval_seed"),
@@ -413,6 +414,9 @@ def read_settings(config: Options) -> Settings:
             "--codeeval-model and --codeeval-load-generations are both set: choose one source of completions"
         )
     _check_source(settings)
+    temperature = opt("codeeval_temperature")
+    if temperature is not None and settings.generation.do_sample is None:  # as BCEH: a given temperature is used
+        settings = replace(settings, generation=replace(settings.generation, do_sample=temperature > 0))
     if not settings.active and (settings.tasks or settings.report) and not (settings.list_tasks or settings.export):
         raise CodeevalError(
             "codeeval options were given without a source of completions: add --codeeval-model=NAME "

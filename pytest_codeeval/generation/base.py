@@ -45,6 +45,7 @@ class GenerationRequest:
     settings: GenerationSettings | None = None  # the task's own overrides (YAML generation_kwargs); None: the run's
     answer_start: str = ""  # text after the instruction tokens that the model continues (Task.answer_start)
     suffix: str | None = None  # fill-in-the-middle: the text after the gap (Task.get_suffix)
+    instruction: bool = False  # an instruction task's prompt, which instruction tokens wrap (Task.instruction_task)
 
 
 def row_seed(seed: int, request: GenerationRequest) -> int:

@@ -126,7 +126,8 @@ class TransformersBackend:
     # -- generation ------------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
         texts = {
-            id(r): format_prompt(r.prompt, settings, self.tokenizer, answer_start=r.answer_start, suffix=r.suffix)
+            id(r): format_prompt(r.prompt, settings, self.tokenizer, answer_start=r.answer_start, suffix=r.suffix,
+                                 instruction=r.instruction)
             for r in requests
         }
         self.end_ids = {id(r): self._fim_end_ids(settings) for r in requests if r.suffix is not None}
