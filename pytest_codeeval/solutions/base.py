@@ -43,3 +43,7 @@ class SolutionSource(ABC):
     def prior_verdicts(self) -> dict[str, bool]:
         """Verdicts another tool gave these samples (passed or not), by node id: a generations file may carry them."""
         return {}
+
+    def prior_results(self) -> dict[str, str]:
+        """The other tool's words for those verdicts ("timed out"), by node id, where it gives them."""
+        return {}

