@@ -144,8 +144,9 @@ class Benchmark:
         return f"{where} has {n} sample{'s' if n != 1 else ''} of {problem.id}{which}"
 
     def problem_doc(self, task: str, problem_id: str) -> Doc:
-        """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
-        return self.problem(SampleKey(task, problem_id, 0)).doc
+        """A problem's row (loading its task's dataset here if this process did not: the xdist controller), as its
+        first sample ran it: a MultiPL-E file's own prompt and tests, which saving it again keeps."""
+        return self.source.doc(self.task(task), self.problem(SampleKey(task, problem_id, 0)), 0)
 
     def without_solutions(self, task: Task, problems: list[Problem]) -> int:
         """How many of these problems have no canonical solution, under --codeeval-model=reference (0 otherwise)."""
@@ -221,7 +222,8 @@ class Benchmark:
             return scored(task, problem, index, solution, resources)
         job, outcome, ran = self.pool.result(key, lambda: self._job(task, problem, index, solution, resources))
         shared_with = ran.nodeid if isinstance(ran, SampleKey) else None
-        return executed(task, problem, index, solution, job, outcome, shared_with)
+        own = replace(problem, doc=self.source.doc(task, problem, index))  # the completion: after the file's prompt
+        return executed(task, own, index, solution, job, outcome, shared_with)
 
     def close(self) -> None:
         if self._pool is not None:

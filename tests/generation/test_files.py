@@ -155,19 +155,19 @@ def test_multipl_e_language_names_of_every_revision(language: str, task: str) ->
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_2022_multipl_e_file_is_judged_as_its_own_program(pytester: pytest.Pytester, workers: str) -> None:
     """MultiPL-E's 2022 R results (`humaneval_to_r.py`, tests with `identical`): the file's programs are run, so the
-    verdicts agree with its statuses (made by plain Rscript, as its evaluator runs them); today's rows (`all.equal`)
+    verdicts agree with its statuses (from MultiPL-E's own eval_r); today's rows (`all.equal`)
     pass `as.integer(x + y)`, which only --codeeval-file-programs=rows runs, and says so."""
     language_or_skip("r")
     shutil.copytree(R_2022, pytester.path / "gens")
     statuses = [r["status"] for r in json.loads((R_2022 / "HumanEval_53_add.results.json").read_text())["results"]]
-    assert statuses == ["Exception", "OK", "Exception"]
+    assert statuses == ["AssertionError", "OK", "AssertionError"]
     expected = {
         "file": (1, ["*codeeval: multiple-r: 3 of 3 samples' prompt or tests in the file differ from the task's rows; "
                      "judged as the file's programs*",
                      "*codeeval: verdicts: 3 compared with the generations file's, 0 differ*"]),
         "rows": (2, ["*codeeval: multiple-r: judged with the task's rows' prompt and tests "
                      "(--codeeval-file-programs=rows), not the file's; 3 of 3*",
-                     "*codeeval::multiple-r::HumanEval_53_add::sample0: failed in the file, passed here*"]),
+                     "*codeeval::multiple-r::HumanEval_53_add::sample0: failed in the file (AssertionError), passed here*"]),
     }
     for programs, (passed, lines) in expected.items():
         result = pytester.runpytest("--codeeval-load-generations=gens", f"--codeeval-file-programs={programs}",
@@ -176,6 +176,13 @@ def test_a_2022_multipl_e_file_is_judged_as_its_own_program(pytester: pytest.Pyt
         result.stdout.fnmatch_lines(lines)
         generation = report(pytester.path / "r.json")["generation"]
         assert (generation["programs"], generation["differ_from_rows"]) == (programs, {"multiple-r": [3, 3]})
+    # Saved again, the file keeps its own prompt, tests and completions: MultiPL-E's evaluator runs the same programs.
+    pytester.runpytest("--codeeval-load-generations=gens", "--codeeval-save-generations=again/", "-n", workers)
+    original = json.loads((R_2022 / "HumanEval_53_add.results.json").read_text())
+    with gzip.open(pytester.path / "again" / "multiple-r" / "HumanEval_53_add.json.gz", "rt") as fh:
+        saved = json.load(fh)
+    assert [saved["prompt"] + c + "\n" + saved["tests"] for c in saved["completions"]] == [
+        r["program"] for r in original["results"]]
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
