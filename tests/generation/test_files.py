@@ -208,13 +208,18 @@ def test_evalplus_folder_load_and_save_round_trip(pytester: pytest.Pytester, wor
     alone.stderr.fnmatch_lines(["ERROR: *back: evalplus's folder does not name its task; add --codeeval-tasks=NAME*"])
 
 
-def test_a_file_for_tasks_the_run_leaves_out_is_named(pytester: pytest.Pytester) -> None:
-    """A `task` key for a task --codeeval-tasks does not select: one line naming the file and the fix, not 'not found'."""
+@pytest.mark.parametrize(("path", "named"), [("s.jsonl", "mbpp (first at s.jsonl:1)"),
+                                             ("gens", "multiple-r (first at gens/HumanEval_53_add.results.json)")])
+def test_a_file_for_tasks_the_run_leaves_out_is_named(pytester: pytest.Pytester, path: str, named: str) -> None:
+    """A `task` key, or a MultiPL-E folder, for a task --codeeval-tasks does not select: one line naming the file and
+    the fix, not pytest's 'not found'."""
     write_jsonl(pytester.path / "s.jsonl", [{"task": "mbpp", "task_id": "11", "completion": "x"}])
-    result = pytester.runpytest_subprocess("--codeeval-load-generations=s.jsonl", "--codeeval-tasks=humaneval")
+    shutil.copytree(R_2022, pytester.path / "gens")
+    result = pytester.runpytest_subprocess(f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval",
+                                           "-n", "2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --codeeval-load-generations=s.jsonl: its samples are for mbpp (first at "
-                                 "s.jsonl:1), which --codeeval-tasks=humaneval does not select; add those tasks*"])
+    result.stderr.fnmatch_lines([f"ERROR: --codeeval-load-generations={path}: its samples are for {named}, which "
+                                 "--codeeval-tasks=humaneval does not select; add those tasks*"])
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
