@@ -97,11 +97,12 @@ class FileSource(SolutionSource):
         return {nodeid: sample.result for nodeid, sample in self._judged() if sample.result is not None}
 
     def _judged(self) -> Iterator[tuple[str, Loaded]]:
+        """Each sample whose node id is known here (its task named, or the run's only task), with that id."""
         only = self.task_names[0] if len(set(self.task_names)) == 1 else None
         for (named, problem), samples in self.loaded.by_id.items():
             task = named or only
             for index, sample in enumerate(samples):
-                if task and sample.passed is not None:
+                if task:
                     yield SampleKey(task, problem, index).nodeid, sample
 
     def check_task(self, task: Task, problems: Sequence[Problem]) -> None:
