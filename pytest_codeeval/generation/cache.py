@@ -33,6 +33,8 @@ def cache_key(identity: dict[str, Any], request: GenerationRequest, settings: Ge
         payload["answer_start"] = request.answer_start
     if request.suffix is not None:
         payload["suffix"] = request.suffix
+    if settings.instruction_tokens and not request.instruction:  # not wrapped: not the text a wrapped prompt gave
+        payload["unwrapped"] = True
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

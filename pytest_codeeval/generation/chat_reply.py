@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)  # reasoning models' hidden reasoning, when a server keeps it
 FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)")
+FENCE_OPENS = re.compile(r"(```|~~~)[\w+#.-]*[ \t]*$")  # a fence after prose on its line: "Sure! ```python"
+FENCE_CLOSES = re.compile(r"(```|~~~)[ \t]*$")  # a fence after code on its line: "}```"
 PY_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
 NOT_NAMES = {"function", "func", "fn", "if", "for", "while", "switch", "return", "sub", "def", "catch", "main"}
 JS_HELPER = re.compile(r"^(?:async\s+)?function\b|^(?:const|let|var)\s+\w+\s*=")
@@ -73,7 +75,8 @@ def _join(newline: str, continuation: str) -> str:
 
 
 def _code_blocks(reply: str) -> list[str]:
-    """The reply's fenced blocks in order (a block the reply's end cut off included); the whole reply if none."""
+    """The reply's fenced blocks in order (a block the reply's end cut off included); the whole reply if none. A
+    fence may also end a line of prose (it opens a block) or of code (it closes one)."""
     blocks: list[str] = []
     current: list[str] | None = None
     for line in reply.splitlines(keepends=True):
@@ -83,7 +86,13 @@ def _code_blocks(reply: str) -> list[str]:
             else:
                 blocks.append("".join(current))
                 current = None
-        elif current is not None:
+        elif current is None:
+            if FENCE_OPENS.search(line):
+                current = []
+        elif closing := FENCE_CLOSES.search(line):
+            blocks.append("".join(current) + line[: closing.start()] + "\n")
+            current = None
+        else:
             current.append(line)
     if current is not None:
         blocks.append("".join(current))

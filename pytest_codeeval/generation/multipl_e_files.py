@@ -1,13 +1,15 @@
 """MultiPL-E's generation files: one JSON object per problem (`.json` or `.json.gz`), its completions
 (`completions`: what its generation scripts write) or its evaluated programs (`results`: what its evaluator
 writes, `.results.json.gz`, each with a `status`). Read one file or a directory of them (a problem with both
-kinds is read from its results); written as completion files, one directory per task."""
+kinds is read from its results); written as completion files, one directory per task. A file is a program of its
+own: each sample keeps the file's prompt and tests, which MultiPL-E's evaluator runs around the completion."""
 
 from __future__ import annotations
 
 import gzip
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from pytest_codeeval.samples import SampleRecord
 FIX = ("expected MultiPL-E's files: a JSON object per problem with 'name', 'language', 'prompt', 'tests' and "
        "'completions' (or its evaluator's 'results')")
 PROBLEM_KEYS = ("name", "language", "prompt", "tests")
-LANGUAGE_NAMES = {"go_test.go": "go", "python": "py"}  # the rows' `language` where it is not the task's suffix
+SUFFIXES = (".json", ".json.gz")
 
 
 def is_problem_file(path: Path, text: str) -> bool:
@@ -31,8 +33,11 @@ def is_problem_file(path: Path, text: str) -> bool:
 
 
 def task_of(name: str, language: str) -> str:
-    """The task a MultiPL-E problem belongs to: its source by the name's prefix, its language by `language`."""
-    lang = LANGUAGE_NAMES.get(language, language)
+    """The task a MultiPL-E problem belongs to: its source by the name's prefix, its language by `language`, in
+    any of the names MultiPL-E's revisions wrote (`rs`, `rust`, `go_test.go`, 2022's `humaneval_to_r.py`)."""
+    from pytest_codeeval.languages import canonical_name
+
+    lang = canonical_name(language) or language
     return f"multiple-mbpp-{lang}" if name.startswith("mbpp_") else f"multiple-{lang}"
 
 
@@ -42,8 +47,8 @@ def load_file(path: Path, text: str | None = None) -> LoadedGenerations:
     return loaded
 
 
-def load_directory(path: Path) -> LoadedGenerations:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith((".json", ".json.gz")))
+def load_directory(path: Path, files: list[Path]) -> LoadedGenerations:
+    """`files`: the folder's files, each a MultiPL-E problem file (generation/files.py checks them)."""
     by_stem: dict[Path, Path] = {}
     for file in files:  # a problem's results file, where there is one, holds what its completions file does
         stem = file.with_name(file.name.removesuffix(".gz").removesuffix(".json").removesuffix(".results"))
@@ -52,8 +57,6 @@ def load_directory(path: Path) -> LoadedGenerations:
     loaded = LoadedGenerations(path, "multipl-e", {}, [])
     for file in sorted(by_stem.values()):
         _add(loaded, file, open_text(file))
-    if not loaded.by_id:
-        raise CodeevalError(f"--codeeval-load-generations={path}: no MultiPL-E problem files in it; {FIX}")
     return loaded
 
 
@@ -66,7 +69,8 @@ def _add(loaded: LoadedGenerations, path: Path, text: str) -> None:
     if missing:
         raise CodeevalError(f"{path}: no {', '.join(repr(m) for m in missing)} (a string); {FIX}")
     task = task_of(data["name"], data["language"])
-    samples = _results(path, data) if "results" in data else _completions(path, data)
+    programs = _results(path, data) if "results" in data else _completions(path, data)
+    samples = [replace(sample, prompt=data["prompt"], tests=data["tests"]) for sample in programs]
     loaded.by_id.setdefault((task, data["name"]), []).extend(samples)
     loaded.task_sources.setdefault(task, str(path))
 
@@ -91,8 +95,9 @@ def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
                 f"{path}: results[{i}]['program'] is not the file's prompt, a completion and its tests; {FIX}"
             )
         status = result.get("status")
+        known = isinstance(status, str)
         samples.append(Loaded(program[len(prompt) : len(program) - len(tests)],
-                              passed=status == "OK" if isinstance(status, str) else None))
+                              passed=status == "OK" if known else None, result=status if known else None))
     return samples
 
 

@@ -3,7 +3,8 @@ a prefix, and fill-in-the-middle. The task's prompt stays what the cache and the
 model sees this.
 
 An instruction task's answer start (Task.answer_start, e.g. a function signature) follows the assistant token,
-as bigcode-evaluation-harness builds instruction prompts; without instruction tokens it follows a newline there."""
+as bigcode-evaluation-harness builds instruction prompts; without instruction tokens it follows a newline there.
+As there, the instruction tokens wrap an instruction task's prompt only (Task.instruction_task), after the prefix."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pytest_codeeval.generation.base import GenerationSettings
 
 
 def format_prompt(
-    prompt: str, settings: GenerationSettings, tokenizer: Any, *, answer_start: str = "", suffix: str | None = None
+    prompt: str, settings: GenerationSettings, tokenizer: Any, *, answer_start: str = "", suffix: str | None = None,
+    instruction: bool = False,
 ) -> str:
     """The text the model sees. With a suffix, the family's fill-in-the-middle layout of prefix and suffix (the
     instruction tokens and chat template do not apply: FIM models are completion models)."""
@@ -23,9 +25,8 @@ def format_prompt(
 
         return fim_format(tokenizer, settings.fim_format).text(settings.prefix + prompt, suffix)
     text = settings.prefix + prompt
-    if settings.instruction_tokens:
-        user, end, assistant = settings.instruction_tokens
-        text = f"{user}{text}{end}{assistant}"
+    if settings.instruction_tokens and instruction:
+        text = settings.prefix + wrap_instruction(prompt, settings.instruction_tokens)
     elif answer_start and not settings.chat_template:
         text += "\n"
     if settings.chat_template:
@@ -38,3 +39,8 @@ def format_prompt(
             [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
         )
     return text + answer_start
+
+
+def wrap_instruction(prompt: str, tokens: tuple[str, str, str]) -> str:
+    user, end, assistant = tokens
+    return f"{user}{prompt}{end}{assistant}"

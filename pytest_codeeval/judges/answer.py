@@ -37,9 +37,9 @@ def numeric_match(answer: object, expected: object) -> bool | None:
 
 
 def last_line(stdout: str) -> str | None:
-    """What the program printed last, stripped: the answer of a `print(solution())` program."""
-    lines = stdout.splitlines()
-    return lines[-1].strip() if lines else None
+    """What the program printed last, stripped: the answer of a `print(solution())` program. Lines end at `\n`
+    only, as BCEH reads them (`StringIO.readlines`): a `\r`, form feed or U+2028 inside the answer stays in it."""
+    return stdout.removesuffix("\n").rsplit("\n", 1)[-1].strip() if stdout else None
 
 
 class AnswerJudge(Python):

@@ -59,6 +59,9 @@ ALIASES = {
     "c#": "cs",
     "dlang": "d",
     "go_test.go": "go",  # MultiPL-E rows' `language` for Go
+    "humaneval_to_r.py": "r",  # MultiPL-E's 2022 files name some languages by their translator
+    "humaneval_to_dlang.py": "d",
+    "notypes.py": "py",
 }
 
 

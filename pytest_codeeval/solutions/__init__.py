@@ -15,7 +15,7 @@ __all__ = ["FileSource", "ModelSource", "ReferenceSource", "SolutionSource", "ma
 
 def make_source(settings: Settings, cache_dir: Path | None) -> SolutionSource:
     if settings.load_generations:
-        return FileSource(settings.load_generations, settings.tasks)
+        return FileSource(settings.load_generations, settings.tasks, settings.file_programs)
     if settings.model == "reference":
         return ReferenceSource()
     return ModelSource(settings, cache_dir)

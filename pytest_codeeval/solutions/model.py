@@ -56,7 +56,7 @@ class ModelSource(SolutionSource):
             overrides = task.generation_settings(self.settings.generation)
             own = None if overrides == self.settings.generation else overrides
             answer_start, suffix = task.answer_start(problem.doc), task.get_suffix(problem.doc)
-            requests.append(GenerationRequest(key, prompt, stops, own, answer_start, suffix))
+            requests.append(GenerationRequest(key, prompt, stops, own, answer_start, suffix, task.instruction_task))
         try:
             completions, stats = generate(
                 self.settings.model or "", requests, self.settings.generation, self.settings.model_options,

@@ -76,6 +76,9 @@ class Task:
     # pytest fixtures each sample item requests: their values reach `score` (match tasks) or `build_program`
     # (execution tasks, which may request session- and module-scoped fixtures only)
     fixtures: ClassVar[tuple[str, ...]] = ()
+    # an instruction task (BCEH's: its prompt is an instruction with a context): the only prompts that
+    # --codeeval-instruction-tokens wraps, as BCEH wraps them; other tasks' prompts are continued as they are
+    instruction_task: ClassVar[bool] = False
     # fixtures (requested as `fixtures` are) whose values are paths of host files or directories that the sandbox
     # shows the task's programs read-only, at the same path (execution tasks; docs/writing-tasks.md)
     sandbox_paths: ClassVar[tuple[str, ...]] = ()

@@ -4,6 +4,7 @@ harness's own `pal_code_exec.compute` (commit 8fc5bae) gave for the same program
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -57,3 +58,21 @@ def test_stderr_is_read_with_stdout(pytester: pytest.Pytester) -> None:
     assert {name: task["metrics"][name] for name in BCEH_STDERR} == BCEH_STDERR
     answers = [task["problems"][pid]["samples"][0]["judgement"]["answer"] for pid in ("0", "1")]
     assert answers == ["18", "7"]
+
+
+def test_the_last_line_ends_at_newlines_only(pytester: pytest.Pytester) -> None:
+    """A `\\r`, form feed or U+2028 in the printed answer does not start a new line in BCEH's evaluator, whose
+    `compute` scored these programs (tests/data/pal/bceh_line_breaks.json); before, `str.splitlines` read `18`."""
+    bceh = json.loads((DATA / "bceh_line_breaks.json").read_text(encoding="utf-8"))
+    (pytester.path / "tasks").mkdir()
+    (pytester.path / "tasks/arithmetic.yaml").write_text(ARITHMETIC)
+    write_jsonl(pytester.path / "tasks/rows.jsonl", [{"question": f"q{i}", "answer": bceh["reference"]}
+                                                     for i in range(len(bceh["programs"]))])
+    write_jsonl(pytester.path / "g.jsonl", [{"task": "arithmetic", "task_id": str(i), "completion": program}
+                                            for i, program in enumerate(bceh["programs"])])
+    pytester.runpytest_subprocess("--codeeval-task-path=tasks", "--codeeval-tasks=arithmetic",
+                                  "--codeeval-load-generations=g.jsonl", "--codeeval-report=r.json", "-n", "2")
+    task = report(pytester.path / "r.json")["tasks"]["arithmetic"]
+    assert {name: task["metrics"][name] for name in bceh["together"]} == bceh["together"]
+    assert [task["problems"][str(i)]["samples"][0]["status"] == "passed" for i in range(len(bceh["programs"]))] == [
+        each["accuracy"] == 1.0 for each in bceh["each"]]

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from helpers import report, write_jsonl
+from helpers import language_or_skip, report, write_jsonl
 
 from pytest_codeeval.tasks import builtin_registry
 from pytest_codeeval.tasks.catalogue.parity import Parity
@@ -155,4 +155,41 @@ def test_instruction_tokens_end_generation_end_to_end(pytester: pytest.Pytester)
     assert all(body["stop"] == ["if __name__", "\nprint", "\nclass", "<|user|>"] for body in seen)
     task = report(pytester.path / "r.json")["tasks"]["instruct-humaneval"]
     assert task["metrics"]["pass@1"] == pytest.approx(0.875)
+    assert all(body["prompt"].startswith("<|user|>Write a function") for body in seen)
     assert not any("<|end|>" in s["solution"] for p in task["problems"].values() for s in p["samples"])
+
+
+def test_instruction_tokens_are_stop_words_of_multiple_tasks(pytester: pytest.Pytester) -> None:
+    """MultiPL-E's rows carry their own stop tokens; the instruction tokens stop there too, as in the harness. Its own
+    `multiple-lua` post-processing and its evaluator (tests/data/multiple/bceh_instruction_tokens_lua.json) pass 3 of
+    these 4; before, `end<|end|>` was kept (a Lua syntax error) and 1 passed."""
+    language_or_skip("lua")
+    bceh = json.loads((DATA / "multiple" / "bceh_instruction_tokens_lua.json").read_text(encoding="utf-8"))
+    registry = builtin_registry()
+    registry.use_options({"instruction_tokens": tuple(TOKENS.split(","))})
+    task = registry.get("multiple-lua")
+    doc = task.docs[0]
+    assert task.stop_words_for(doc) == bceh["stop_words"]
+    got = [task.postprocess_generation(task.get_prompt(doc) + c, 0) for c in bceh["continuations"]]
+    assert got == bceh["postprocessed"]
+    write_jsonl(pytester.path / "g.jsonl", [{"task": "multiple-lua", "task_id": doc["name"],
+                                             "completion": text[len(doc["prompt"]):]} for text in got])
+    result = pytester.runpytest("--codeeval-load-generations=g.jsonl", "--codeeval-report=r.json")
+    samples = report(pytester.path / "r.json")["tasks"]["multiple-lua"]["problems"][doc["name"]]["samples"]
+    assert [s["status"] == "passed" for s in samples] == [status == "OK" for status in bceh["statuses"]]
+    result.assert_outcomes(passed=bceh["statuses"].count("OK"), failed=bceh["statuses"].count("Exception"))
+
+
+def test_instruction_tokens_leave_a_completion_tasks_prompt_alone(pytester: pytest.Pytester) -> None:
+    """The server gets the prompt BCEH's TokenizedDataset makes for humaneval with a prefix and instruction tokens
+    (tests/data/instructhumaneval/bceh_prompts.json): the prefix, not the tokens; and one sample at a given
+    temperature is sampled at it, as BCEH samples."""
+    bceh = json.loads((DATA / "instructhumaneval" / "bceh_prompts.json").read_text(encoding="utf-8"))
+    common = ["--codeeval-model=openai:m", "--codeeval-tasks=humaneval", "--codeeval-limit=1",
+              f"--codeeval-instruction-tokens={','.join(bceh['instruction_tokens'])}",
+              f"--codeeval-prefix={bceh['prefix']}", "--codeeval-cache-dir=cache"]
+    for given, temperature in ([], 0.0), (["--codeeval-temperature=0.8"], 0.8):
+        with canned_server() as (url, seen):
+            result = pytester.runpytest_subprocess(*common, f"--codeeval-base-url={url}", *given)
+        assert result.ret == 0, result.stdout.str() + result.stderr.str()
+        assert [(body["prompt"], body["temperature"]) for body in seen] == [(bceh["humaneval"][0], temperature)]

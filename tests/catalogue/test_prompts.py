@@ -5,6 +5,7 @@ instruct_wizard_humaneval.py and utils.py), not computed by this project's code.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,12 @@ from pytest_codeeval.generation.cache import cache_key
 from pytest_codeeval.generation.prompts import format_prompt
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.tasks.base import Task
-from pytest_codeeval.tasks.catalogue.humaneval import HumanEvalPlus, HumanEvalPlusUnstripped, HumanEvalUnstripped
+from pytest_codeeval.tasks.catalogue.humaneval import (
+    HumanEval,
+    HumanEvalPlus,
+    HumanEvalPlusUnstripped,
+    HumanEvalUnstripped,
+)
 from pytest_codeeval.tasks.catalogue.instruct_humaneval import (
     InstructHumanEval,
     InstructHumanEvalNoContext,
@@ -34,7 +40,8 @@ def on_rows(task: Task, path: Path) -> Task:
 
 def model_sees(task: Task, idx: int, settings: GenerationSettings | None = None) -> str:
     doc = task.docs[idx]
-    return format_prompt(task.get_prompt(doc), settings or GenerationSettings(), None, answer_start=task.answer_start(doc))
+    return format_prompt(task.get_prompt(doc), settings or GenerationSettings(), None, answer_start=task.answer_start(doc),
+                         instruction=task.instruction_task)
 
 
 def generated(task: Task, idx: int, completion: str) -> str:
@@ -126,6 +133,16 @@ def test_instruct_humaneval_prompt_puts_the_context_after_the_assistant_token() 
     nocontext = on_rows(InstructHumanEvalNoContext(), DATA / "instructhumaneval" / "test.jsonl")
     assert model_sees(nocontext, 0, STARCHAT) == "<|user|>\n" + INSTRUCTION_0 + "<|end|>\n<|assistant|>\n"
     assert model_sees(nocontext, 1).startswith("Write a function truncate_number(number: float) -> float to solve")
+
+
+def test_instruction_tokens_wrap_instruction_tasks_only_after_the_prefix() -> None:
+    """As BCEH's TokenizedDataset builds them (tests/data/instructhumaneval/bceh_prompts.json, its own code's output):
+    a completion task's prompt gets the prefix only; an instruction task's, the prefix then the tokens around it."""
+    bceh = json.loads((DATA / "instructhumaneval" / "bceh_prompts.json").read_text(encoding="utf-8"))
+    settings = GenerationSettings(instruction_tokens=tuple(bceh["instruction_tokens"]), prefix=bceh["prefix"])
+    assert model_sees(HumanEval(), 0, settings) == bceh["humaneval"][0]
+    instruct = on_rows(InstructHumanEval(), DATA / "instructhumaneval" / "test.jsonl")
+    assert model_sees(instruct, 0, settings) == bceh["instruct-humaneval"][0]
 
 
 def test_instruct_humaneval_solutions() -> None:

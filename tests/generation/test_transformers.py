@@ -148,3 +148,22 @@ def test_data_parallel_loads_once_per_device_under_xdist(pytester: pytest.Pytest
     both = pytester.runpytest_subprocess(f"--codeeval-model={tiny['gpt2']}", "--codeeval-devices=cpu,cpu", "--codeeval-device-map=auto", "--codeeval-limit=1")
     assert both.ret == pytest.ExitCode.USAGE_ERROR
     both.stderr.fnmatch_lines(["ERROR: --codeeval-devices and --codeeval-device-map: choose data parallel or model parallel, not both"])
+
+
+def test_a_special_token_that_is_a_stop_word_stops_generation() -> None:
+    """An instruction token that is a special token of the tokenizer (not EOS) stops a row, as BCEH's
+    EndOfFunctionCriteria stops it (tests/data/instructhumaneval/bceh_special_stop.json, its own code's answers);
+    decoded without special tokens, `<|end|>` was never seen."""
+    from tiny_models import tiny_tokenizer
+
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
+
+    bceh = json.loads((Path(__file__).parents[1] / "data" / "instructhumaneval" / "bceh_special_stop.json").read_text())
+    backend = TransformersBackend.__new__(TransformersBackend)  # only what the stopping check reads
+    backend.tokenizer = tiny_tokenizer(special=tuple(bceh["special"]))
+    backend.eos_ids, backend.end_ids = {backend.tokenizer.eos_token_id}, {}
+    request = GenerationRequest(SampleKey("t", "p", 0), bceh["prompt"], tuple(bceh["stop_words"]))
+    start = len(backend.tokenizer(bceh["prompt"])["input_ids"])
+    stopped = [backend._stopped(request, backend.tokenizer(bceh["prompt"] + text)["input_ids"][start:])
+               for text in bceh["generations"]]
+    assert stopped == bceh["stopped"]

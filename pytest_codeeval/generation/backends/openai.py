@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ServerOptions, row_seed
+from pytest_codeeval.generation.prompts import wrap_instruction
 
 PREFIX = "openai:"
 PER_ENDPOINT = 8  # default requests in flight per endpoint
@@ -284,9 +285,8 @@ class OpenAIBackend:
             code = f"\n\n{request.answer_start}" if request.answer_start else ""  # the signature to complete
             payload["messages"] = [{"role": "user", "content": CHAT_INSTRUCTION + text + code}]
         else:
-            if settings.instruction_tokens:
-                user, end, assistant = settings.instruction_tokens
-                text = f"{user}{text}{end}{assistant}"
+            if settings.instruction_tokens and request.instruction:  # as BCEH: an instruction task's prompt only
+                text = settings.prefix + wrap_instruction(request.prompt, settings.instruction_tokens)
             payload["prompt"] = text + request.answer_start  # an instruction task's answer start is continued
             if request.stop_words:
                 payload["stop"] = list(request.stop_words[:MAX_STOP])

@@ -126,7 +126,8 @@ class TransformersBackend:
     # -- generation ------------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
         texts = {
-            id(r): format_prompt(r.prompt, settings, self.tokenizer, answer_start=r.answer_start, suffix=r.suffix)
+            id(r): format_prompt(r.prompt, settings, self.tokenizer, answer_start=r.answer_start, suffix=r.suffix,
+                                 instruction=r.instruction)
             for r in requests
         }
         self.end_ids = {id(r): self._fim_end_ids(settings) for r in requests if r.suffix is not None}
@@ -181,10 +182,11 @@ class TransformersBackend:
         return fim_end_ids(self.tokenizer, fim_format(self.tokenizer, settings.fim_format))
 
     def _stopped(self, request: GenerationRequest, ids: list[int]) -> bool:
-        """EOS, the end-of-middle token of a fill-in-the-middle request, or one of the request's stop words."""
+        """EOS, the end-of-middle token of a fill-in-the-middle request, or one of the request's stop words, seen
+        with the special tokens as BCEH's stopping check sees them (an instruction token may be one)."""
         if ids[-1] in self.eos_ids or ids[-1] in self.end_ids.get(id(request), ()):
             return True
-        tail = self.tokenizer.decode(ids[-STOP_TAIL_TOKENS:], skip_special_tokens=True)
+        tail = self.tokenizer.decode(ids[-STOP_TAIL_TOKENS:], skip_special_tokens=False)
         return any(word and word in tail for word in request.stop_words)
 
     def _completion(self, request: GenerationRequest, ids: list[int]) -> Completion:

@@ -239,7 +239,8 @@ class VllmBackend:
         try:
             for request in requests:
                 text = format_prompt(
-                    request.prompt, settings, self.tokenizer, answer_start=request.answer_start, suffix=request.suffix
+                    request.prompt, settings, self.tokenizer, answer_start=request.answer_start, suffix=request.suffix,
+                    instruction=request.instruction,
                 )
                 ids = self.tokenizer(text)["input_ids"]
                 if len(ids) >= self.max_model_len:

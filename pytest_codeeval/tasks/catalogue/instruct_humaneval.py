@@ -36,6 +36,7 @@ class InstructHumanEval(Task):
     """Instruction plus context: the answer continues the signature; the solution ends with the function."""
 
     name = "instruct-humaneval"
+    instruction_task = True
     description = "HumanEval as instructions, the answer starting at the signature (pass@k)"
     DATASET_PATH = "codeparrot/instructhumaneval"
     size = 164

@@ -74,8 +74,8 @@ class MultiPLE(Task):
 
     def stop_words_for(self, doc: Doc) -> Sequence[str]:
         """The row's own stop tokens, as bigcode-evaluation-harness stops at its rows' (the language's list where a
-        local file's rows have none)."""
-        return [*(doc.get("stop_tokens") or self.lang.stop), "<file_sep>"]
+        local file's rows have none), then the task's others: `<file_sep>` and the run's instruction tokens."""
+        return [*(doc.get("stop_tokens") or self.lang.stop), *(w for w in self.stop_words if w not in self.lang.stop)]
 
     def postprocess_generation(self, generation: str, idx: int) -> str:
         doc = self.docs[idx]
