@@ -35,8 +35,9 @@ def load_generations(path: Path) -> LoadedGenerations:
 
 
 def _load_folder(path: Path) -> LoadedGenerations:
-    """MultiPL-E's files or evalplus's samples, by what the folder holds; anything else is named, not skipped."""
-    files = sorted(p for p in path.rglob("*") if p.is_file())
+    """MultiPL-E's files or evalplus's samples, by what the folder holds; anything else is named, not skipped, but
+    hidden files and folders (`.DS_Store`, `.ipynb_checkpoints/`: a file manager's or an editor's) are not read."""
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path)))
     multipl_e = [f for f in files if f.name.endswith(multipl_e_files.SUFFIXES)]
     evalplus = [f for f in files if evalplus_folder.is_sample(path, f)]
     other = next((f for f in files if f not in multipl_e and f not in evalplus), None)
@@ -51,6 +52,10 @@ def _load_folder(path: Path) -> LoadedGenerations:
     if not multipl_e:
         raise CodeevalError(f"--codeeval-load-generations={path}: no generations files in it; {FOLDER_FIX}")
     return multipl_e_files.load_directory(path, multipl_e)
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
 
 
 def _load_bigcode(path: Path, text: str) -> LoadedGenerations:

@@ -194,6 +194,7 @@ def test_evalplus_folder_load_and_save_round_trip(pytester: pytest.Pytester, wor
         folder.mkdir(parents=True)
         (folder / "0.py").write_text(problems()[task_id]["prompt"] + canonical(task_id))
         (folder / "1.py").write_text(problems()[task_id]["prompt"] + "    return None\n")
+    (pytester.path / "samples" / ".DS_Store").write_bytes(b"\0")  # a file manager's: hidden files are not read
     args = ["--codeeval-tasks=humaneval", "-n", workers]
     first = pytester.runpytest("--codeeval-load-generations=samples", *args,
                                "--codeeval-save-generations=back/", "--codeeval-save-format=evalplus")
