@@ -3,7 +3,9 @@ real stderr (pytest captures `sys.stderr` while it collects, which is when gener
 
 Loading (a model, vLLM's engine start and compilation) is its own phase: tokens/s and the time left count
 generation only, so that minutes of start-up do not read as slow generation. A timer thread writes a line at least
-every `every` seconds in either phase, also while nothing finishes (a model that loads for minutes, a long batch)."""
+every `every` seconds in either phase, also while nothing finishes (a model that loads for minutes, a long batch).
+The same lines count the samples judged afterwards (`ProgressLines.judging`, from the pytest layer), so a CI log
+hears from a long run in every phase."""
 
 from __future__ import annotations
 
@@ -21,15 +23,21 @@ class ProgressLines:
     """`codeeval: generating: 120/400 completions, 35.2 tokens/s, about 2m10s left`, at least every `every` s
     (and at most, for completions: each one does not get its own line)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, every: float = EVERY_SECONDS) -> None:
-        self.total, self.every = total, every
+    def __init__(self, total: int, stream: TextIO | None = None, every: float = EVERY_SECONDS,
+                 phase: str = "loading", unit: str = "completions") -> None:
+        self.total, self.every, self.unit = total, every, unit
         self.stream = stream if stream is not None else sys.__stderr__
-        self.phase = "loading"
+        self.phase = phase
         self.loading_since = self.started = self.last = time.monotonic()
         self.done = self.tokens = 0
         self.lock = threading.Lock()
         self.stopped = threading.Event()
         self.timer: threading.Thread | None = None
+
+    @classmethod
+    def judging(cls, total: int, stream: TextIO | None = None, every: float = EVERY_SECONDS) -> ProgressLines:
+        """`codeeval: judging: 300/1640 samples, about 1m10s left`: the samples' verdicts as their items report."""
+        return cls(total, stream, every, phase="judging", unit="samples")
 
     @staticmethod
     def wanted() -> bool:
@@ -53,7 +61,7 @@ class ProgressLines:
             self._write(f"codeeval: loaded in {_duration(self.started - self.loading_since)}; generating "
                         f"{self.total} completions")
 
-    def update(self, tokens: int) -> None:
+    def update(self, tokens: int = 0) -> None:
         with self.lock:
             self.done += 1
             self.tokens += tokens
@@ -74,13 +82,13 @@ class ProgressLines:
             self._write(f"codeeval: loading the model: {_duration(now - self.loading_since)} so far")
             return
         elapsed = now - self.started
-        rate = f", {self.tokens / elapsed:.1f} tokens/s" if elapsed > 0 else ""
+        rate = f", {self.tokens / elapsed:.1f} tokens/s" if elapsed > 0 and self.phase == "generating" else ""
         left = elapsed / self.done * (self.total - self.done) if self.done else None
         if self.done >= self.total:
             eta = f", in {_duration(elapsed)}"
         else:
             eta = f", about {_duration(left)} left" if left is not None else f", {_duration(elapsed)} so far"
-        self._write(f"codeeval: generating: {self.done}/{self.total} completions{rate}{eta}")
+        self._write(f"codeeval: {self.phase}: {self.done}/{self.total} {self.unit}{rate}{eta}")
 
     def _write(self, line: str) -> None:
         if self.stream is not None:

@@ -23,6 +23,7 @@ from pytest_codeeval.evaluation.gates import Baseline, read_baseline
 from pytest_codeeval.evaluation.outcome import RunFacts, RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
 from pytest_codeeval.evaluation.verdicts import not_prepared
+from pytest_codeeval.generation.progress import ProgressLines
 from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
@@ -244,11 +245,15 @@ class Aggregating(Role):
         self.outcome: RunOutcome | None = None
         self.lost: list[str] = []  # samples an xdist worker crashed on twice (Controller)
         self.skipped_tasks: dict[str, str] = {}  # task -> why it was skipped as a whole
+        self.progress: ProgressLines | None = None  # without a terminal: a line now and then while samples are judged
 
     def selection_known(self, n_items: int, keys: list[SampleKey]) -> None:
         """Collection is finished (here, or on every xdist worker alike): generate before any sample runs."""
         self.expected_items, self.expected_samples = n_items, len(keys)
         self.benchmark.prepare(keys)
+        if keys and ProgressLines.wanted():
+            self.progress = ProgressLines.judging(len(keys))
+            self.progress.start()
 
     @property
     def all_samples_reported(self) -> bool:
@@ -283,6 +288,8 @@ class Aggregating(Role):
         if data:
             self.results.add(SampleRecord.from_wire(data))
             self.sample_failures += report.failed
+            if self.progress is not None:
+                self.progress.update()
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
         benchmark = self.benchmark
@@ -305,6 +312,8 @@ class Aggregating(Role):
             ended = True
             return result
         finally:
+            if self.progress is not None:
+                self.progress.close()
             # -x stops the loop with an exception even after the last item: the run is complete if every
             # selected sample's result is in, and then it is judged as one that was not stopped.
             if (ended or self.all_samples_reported) and self._finish(loop_ended=True).gates_failed:

@@ -75,3 +75,22 @@ def test_a_run_without_a_terminal_prints_progress_lines(
         "codeeval: generating: 1/3 completions, * tokens/s, about * left",
         "codeeval: generating: 3/3 completions, * tokens/s, in *s",
     ])
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_samples_judged_are_counted_without_a_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """After generation, the judging phase has its lines too (a CI log hears from a long run in every phase), in the
+    process that gathers the verdicts: the only one, or xdist's controller."""
+    monkeypatch.setenv("PYTEST_CODEEVAL_PROGRESS_SECONDS", "0")
+    result = pytester.runpytest_subprocess(
+        "--codeeval-model=reference", "--codeeval-tasks=humaneval", "--codeeval-limit=3", "-p", "no:cacheprovider",
+        "-n", workers,
+    )
+    assert result.ret == 0
+    result.stderr.fnmatch_lines([
+        "codeeval: judging: 1/3 samples, about * left",
+        "codeeval: judging: 3/3 samples, in *s",
+    ])
+    assert "tokens/s" not in result.stderr.str()
