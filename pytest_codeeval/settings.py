@@ -55,7 +55,7 @@ class Settings:
     strict: bool
     require_complete: bool  # a generations file covering part of a task fails the run (a gate)
     sandbox: str
-    jobs: int | None  # samples executing at once per pytest process; None: automatic (scheduling.default_jobs)
+    jobs: int | None  # samples executing at once per pytest process; None: automatic (execution.pool.default_jobs)
     dedupe: bool  # identical programs run once per process
     report: Path | None
     markdown: Path | None
