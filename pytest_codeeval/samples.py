@@ -12,9 +12,10 @@ Status = Literal["passed", "failed", "timeout", "error"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class SampleKey:
-    """(task, problem, sample index): the unit that is generated, run and reported."""
+    """(task, problem, sample index): the unit that is generated, run and reported. Slotted: every item, record and
+    look-ahead holds one."""
 
     task: str
     problem: str

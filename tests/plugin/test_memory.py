@@ -48,7 +48,7 @@ def test_a_shared_sample_holds_the_texts_of_the_one_that_ran() -> None:
     assert shared.program is ran.program and shared.solution is ran.solution and shared.output is ran.output
     assert shared.completion is ran.completion
     assert other.program is not ran.program and other.program == ran.program
-    assert not hasattr(ran, "__dict__")  # slotted: no dictionary per record
+    assert not hasattr(ran, "__dict__") and not hasattr(ran.key, "__dict__")  # slotted: no dictionary each
     assert SampleRecord.from_wire(ran.to_wire()) == ran
 
 
@@ -72,3 +72,18 @@ def test_reports_keep_identity_and_status_once_aggregated(pytester: pytest.Pytes
     first = samples[first_ids(1)[0]]["samples"]
     assert first[0]["program"] == first[1]["program"] and first[1]["shared_with"].endswith("::sample0")
     assert first[2]["status"] == "failed" and first[2]["output"]
+
+
+def test_the_json_report_is_written_in_pieces_as_json_dumps_writes_it(tmp_path) -> None:
+    """write_json streams the document a problem at a time; the file is json.dumps's text, byte for byte."""
+    import json
+
+    from pytest_codeeval.reporting.json_report import write_json
+
+    sample = {"index": 0, "program": "print('é')\n", "output": "\ud800", "scores": {}, "shared_with": None}
+    doc = {"schema": 2, "run": {"statuses": {"passed": 1}, "lost": []}, "gates": None, "tasks": {
+        "humaneval": {"metrics": {"pass@1": 0.5}, "problems": {"HumanEval/0": {"n": 2, "samples": [sample, sample]},
+                                                               "HumanEval/1": {}}, "intervals": {}},
+        "empty": {}}}
+    write_json(tmp_path / "r.json", doc)
+    assert (tmp_path / "r.json").read_text(encoding="utf-8") == json.dumps(doc)
