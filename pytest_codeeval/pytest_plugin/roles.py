@@ -292,7 +292,7 @@ class Aggregating(Role):
             self.sample_failures += report.failed
         result = yield
         if data:
-            report.codeeval = {name: data[name] for name in SLIM_FIELDS}
+            report.codeeval = {name: data[name] for name in SLIM_FIELDS}  # type: ignore[attr-defined]  # ours
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
