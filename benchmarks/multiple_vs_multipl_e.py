@@ -29,13 +29,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from helpers import problems  # noqa: E402
 
 from pytest_codeeval.languages import MODULES, get_language  # noqa: E402
 from pytest_codeeval.languages.java import JAVATUPLES  # noqa: E402
-from pytest_codeeval.languages.translate import humaneval_row  # noqa: E402
+from pytest_codeeval.languages.translate import originals, translate_original  # noqa: E402
 from pytest_codeeval.sandbox import get_executor  # noqa: E402
 from pytest_codeeval.sandbox.api import Limits  # noqa: E402
 
@@ -127,12 +124,13 @@ def codeeval_style(name: str, program: str) -> bool:
 
 
 def programs_for(name: str, repeat: int) -> list[str]:
-    row = humaneval_row(get_language(name), problems()["HumanEval/0"])
+    first = next(original for original in originals("humaneval") if original.number == 0)
+    prompt, tests = translate_original(type(get_language(name))(), first)
     marker = COMMENT.get(name, "// {}")
     out = []
     for copy in range(repeat):
         for kind in ("ok", "fail", "nocomp"):
-            program = row["prompt"] + COMPLETIONS[name][kind] + "\n" + row["tests"]
+            program = prompt + COMPLETIONS[name][kind] + "\n" + tests
             out.append(f"{program}\n{marker.format(f'sample {copy}-{kind}')}\n")
     return out
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
 
 ROOT_NAME = "codeeval"
@@ -12,9 +12,10 @@ Status = Literal["passed", "failed", "timeout", "error"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class SampleKey:
-    """(task, problem, sample index): the unit that is generated, run and reported."""
+    """(task, problem, sample index): the unit that is generated, run and reported. Slotted: every item, record and
+    look-ahead holds one."""
 
     task: str
     problem: str
@@ -37,9 +38,11 @@ class SampleKey:
         return cls(task, problem, int(sample[len(SAMPLE_PREFIX) :]))
 
 
-@dataclass
+@dataclass(slots=True)
 class SampleRecord:
-    """The verdict of one sample. Plain JSON types only: it travels on the pytest report through xdist."""
+    """The verdict of one sample. Plain JSON types only: it travels on the pytest report through xdist. Slotted: a
+    run keeps one per sample until its report is written, and a million of them without a `__dict__` each save
+    hundreds of megabytes."""
 
     task: str
     problem: str
@@ -67,7 +70,16 @@ class SampleRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types (the fields are flat; `scores` is copied): cheaper than dataclasses.asdict."""
-        return {**self.__dict__, "scores": dict(self.scores), "judgement": dict(self.judgement)}
+        data = {name: getattr(self, name) for name in _FIELDS}
+        data["scores"], data["judgement"] = dict(self.scores), dict(self.judgement)
+        return data
+
+    def share_texts(self, owner: SampleRecord) -> None:
+        """Hold `owner`'s texts where they are equal to this record's (a sample whose identical program ran as
+        `owner`): one copy in memory for every sample of a model that repeats itself."""
+        for name in _SHARED_TEXTS:
+            if getattr(self, name) == getattr(owner, name):
+                setattr(self, name, getattr(owner, name))
 
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` for the trip on a pytest report. execnet (xdist) sends only text that UTF-8 can encode, and a
@@ -100,3 +112,5 @@ def _unwire_text(value: Any) -> Any:
 
 
 _TEXTS = ("program", "output", "solution", "completion", "reference")
+_SHARED_TEXTS = ("program", "output", "solution", "completion", "detail")
+_FIELDS = tuple(f.name for f in fields(SampleRecord))

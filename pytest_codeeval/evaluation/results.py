@@ -34,6 +34,11 @@ class Results:
         self.records: dict[SampleKey, SampleRecord] = {}
 
     def add(self, record: SampleRecord) -> None:
+        """Keep `record`; one whose program ran as an earlier sample (dedupe) shares that sample's texts."""
+        owner = SampleKey.from_nodeid(record.shared_with) if record.shared_with else None
+        ran = self.records.get(owner) if owner is not None else None
+        if ran is not None:
+            record.share_texts(ran)
         self.records[record.key] = record
 
     def __len__(self) -> int:

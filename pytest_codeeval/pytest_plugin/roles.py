@@ -224,7 +224,11 @@ class Collecting(Role):
             item.record = not_prepared(item.problem, item.index, f"{type(error).__name__}: {error}")
         if call.when != "teardown" and item.record is not None:
             report.codeeval = item.record.to_wire()
+            item.record = None  # on the report now: the item, kept until the session ends, holds no copy
         return report
+
+
+SLIM_FIELDS = ("task", "problem", "index", "status")  # what a report keeps of its record once aggregated
 
 
 class Aggregating(Role):
@@ -280,9 +284,12 @@ class Aggregating(Role):
             reason = str(report.longrepr[2]).removeprefix("Skipped: ").removeprefix(f"{task}: ")
             self.skipped_tasks[task] = reason
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
     @usage.hook
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
+        """The sample's record joins the results before any other plugin sees the report; after them all, the
+        report keeps only the sample's identity and status (`SLIM_FIELDS`): the terminal keeps every report
+        until the session ends, and the record, with its program and output, is in the results."""
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
         if data:
@@ -290,6 +297,10 @@ class Aggregating(Role):
             self.sample_failures += report.failed
             if self.progress is not None:
                 self.progress.update()
+        result = yield
+        if data:
+            report.codeeval = {name: data[name] for name in SLIM_FIELDS}  # type: ignore[attr-defined]  # ours
+        return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
         benchmark = self.benchmark

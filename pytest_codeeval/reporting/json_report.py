@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pytest_codeeval.evaluation.outcome import RunOutcome
 from pytest_codeeval.evaluation.results import TaskResult
@@ -109,5 +109,24 @@ def _sample(record: SampleRecord, tokens: Mapping[str, int]) -> dict[str, Any]:
 def write_json(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report), encoding="utf-8")  # compact: the C encoder, twice as fast as indented
+    with tmp.open("w", encoding="utf-8") as out:
+        _write(out, report, STREAMED_LEVELS)
     tmp.replace(path)
+
+
+# Levels of objects written piece by piece (report, tasks, a task, its problems, a problem): below them, one
+# problem's samples at a time through the C encoder (twice as fast as indented output). The text is json.dumps's,
+# byte for byte, without the whole document's text in memory at once (a million samples' programs).
+STREAMED_LEVELS = 5
+
+
+def _write(out: TextIO, value: Any, levels: int) -> None:
+    if levels == 0 or not isinstance(value, dict) or not value:
+        out.write(json.dumps(value))
+        return
+    separator = "{"
+    for key, item in value.items():
+        out.write(f"{separator}{json.dumps(str(key))}: ")
+        _write(out, item, levels - 1)
+        separator = ", "
+    out.write("}")

@@ -274,3 +274,26 @@ def test_runtime_reports_read_into_details(case: str) -> None:
     name, program, detail = DETAILS[case]
     outcome = language_or_skip(name).run(program, Limits(cpu_seconds=5), get_executor("strict"))
     assert (outcome.status, outcome.detail[: len(detail)]) == ("failed", detail), outcome.output[-2000:]
+
+
+GO_PANIC = (
+    "package panics_test\n\nimport \"testing\"\n\nfunc index(s []int) int {\n\treturn s[3]\n}\n\n"
+    "func TestPanics(t *testing.T) {\n\tindex(nil)\n}\n"
+)
+GO_VET = (
+    "package vet_test\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\n"
+    "func TestVet(t *testing.T) {\n\tfmt.Println(\"value %d\", 1)\n}\n"
+)
+
+
+def test_go_build_keeps_tracebacks_and_vet() -> None:
+    """Go links without a symbol table or DWARF (go.BUILD_FLAGS): a panic's traceback still names the function and
+    its line, and `go vet` still fails a program it rejects, as MultiPL-E's `go test` does."""
+    go = language_or_skip("go")
+    panicked = go.run(GO_PANIC, Limits(cpu_seconds=5), get_executor("strict"))
+    assert panicked.status == "failed" and panicked.detail.startswith("exception: panic: runtime error: index out")
+    assert "_test.TestPanics(" in panicked.output and "/program_test.go:10 " in panicked.output, panicked.output
+    vetted = go.run(GO_VET, Limits(cpu_seconds=5), get_executor("strict"))
+    assert (vetted.status, vetted.detail) == (
+        "failed", "compile error: ./program_test.go:9:2: fmt.Println call has possible formatting directive %d"
+    ), vetted.output[-2000:]

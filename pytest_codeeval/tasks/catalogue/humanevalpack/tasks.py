@@ -32,7 +32,6 @@ class HumanEvalPack(Task):
 
     DATASET_PATH = "bigcode/humanevalpack"
     size = 164
-    run_by_default = False  # 30 tasks, five toolchains and the hub: run when named (--codeeval-tasks, a glob)
     required_fields: ClassVar[tuple[str, ...]] = (
         "task_id", "prompt", "declaration", "canonical_solution", "entry_point", "test", "docstring",
     )
