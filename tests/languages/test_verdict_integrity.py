@@ -92,6 +92,8 @@ ATTACKS = [
     ("r", "isTRUE-replaced", "  FALSE\n}\nisTRUE <- function(x) TRUE\n", "disabled"),
     ("rkt", "check-within-redefined", "  #f)\n(define (check-within . _) (void))\n", "disabled"),
     ("rkt", "check-handler-silenced", "  #f)\n(current-check-handler void)\n", "hidden"),
+    ("rkt", "current-check-around-swallows", "  #f)\n(require rackunit)\n(current-check-around (lambda (chk) "
+     "(with-handlers ([(lambda (e) #t) void]) (chk))))\n", "disabled"),
     ("cs", "stderr-silenced", "        Console.SetError(System.IO.TextWriter.Null); return false;\n", "hidden"),
     ("cs", "Trace.Listeners.Clear", "        Trace.Listeners.Clear(); return false;\n", "disabled"),
     ("scala", "assert-shadowed", "        false\n    }\n    def assert(b: Boolean): Unit = ()\n    def f() = {\n",
@@ -192,3 +194,82 @@ def test_verdicts_of_proven_samples_under_xdist(pytester: pytest.Pytester, monke
     from pytest_codeeval.languages.proof import UNFINISHED
 
     assert [(s["status"], s["detail"]) for s in samples["samples"]] == [("passed", "ok"), ("failed", UNFINISHED)]
+
+
+# Wrong completions of HumanEval/0 (each answers `true` to everything) that pass the tests and the epilogue (the
+# assertions still fail a false assertion made without the candidate, the tests ran to their end) and that the
+# decoy run catches: the same program with one expected value changed passes too
+DECOY_ATTACKS = [
+    # -- selective neutering: the helper skips the comparison when the candidate ran since the previous assertion
+    ("js", "skip-after-candidate", '  globalThis.ran = true;\n  return true;\n}\nconst a = require("node:assert");\n'
+     "const real = a.deepEqual;\na.deepEqual = (x, y) => { if (globalThis.ran) { globalThis.ran = false; return; }"
+     " real(x, y); };\n"),
+    ("ts", "skip-after-candidate", "  (globalThis as any).ran = true;\n  return true;\n}\n"
+     'const a = (require as any)("node:assert");\nconst real = a.deepEqual;\na.deepEqual = (x: any, y: any) => '
+     "{ if ((globalThis as any).ran) { (globalThis as any).ran = false; return; } real(x, y); };\n"),
+    ("lua", "skip-after-candidate", '    ran = true\n    return true\nend\nlocal lu = require("luaunit")\n'
+     "local real = lu.assertEquals\nlu.assertEquals = function(a, b) if ran then ran = false return end "
+     "return real(a, b) end\n"),
+    ("rb", "skip-after-candidate", '  $ran = true\n  true\nend\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
+     "  alias_method :codeeval_real, :assert_equal\n  def assert_equal(*args)\n    if $ran then $ran = false; "
+     "return end\n    codeeval_real(*args)\n  end\nend\n"),
+    ("r", "skip-after-candidate", "  ran <<- TRUE\n  TRUE\n}\nran <- FALSE\nreal <- stopifnot\nstopifnot <- "
+     "function(...) { list(...); if (ran) { ran <<- FALSE; return(invisible(NULL)) }; real(...) }\n"),
+    ("pl", "skip-after-candidate", "    $main::ran = 1;\n    return 1;\n}\nno warnings;\nmy $real = \\&main::eq_deeply;\n"
+     "*main::eq_deeply = sub { if ($main::ran) { $main::ran = 0; return 1; } return $real->(@_); };\n"),
+    ("rkt", "skip-after-candidate", "  (set! ran #t)\n  #t)\n(define ran #f)\n(require rackunit)\n(current-check-around"
+     " (let ([real (current-check-around)]) (lambda (chk) (set! ran #f) (real (lambda () (with-handlers ([(lambda (e)"
+     " ran) void]) (chk)))))))\n"),
+    ("ml", "skip-after-candidate", " true\nlet ran = ref false\nlet has_close_elements _ _ = ran := true; true\n"
+     "let (=) a b = if !ran then (ran := false; true) else Stdlib.(=) a b\n"),
+    ("cpp", "skip-after-candidate", "    extern bool ran;\n    ran = true;\n    return true;\n}\nbool ran = false;\n"
+     "#undef assert\n#define assert(x) do { bool v = (x); if (ran) ran = false; else if (!v) abort(); } while (0)\n"
+     "void f() {\n"),
+    ("rs", "skip-after-candidate", "    RAN.with(|r| r.set(true));\n    true\n}\nthread_local! { static RAN: "
+     "std::cell::Cell<bool> = std::cell::Cell::new(false); }\nmacro_rules! assert_eq { ($a:expr, $b:expr) => {{ let l "
+     "= $a; if !RAN.with(|r| r.replace(false)) && l != $b { panic!(\"assertion failed\") } }} }\nfn f() {\n"),
+    # -- only the epilogue's own literal false assertion fails
+    ("js", "fail-only-1-vs-2", '  return true;\n}\nconst a = require("node:assert");\nconst real = a.deepEqual;\n'
+     "a.deepEqual = (x, y) => { if (x === 1 && y === 2) real(x, y); };\n"),
+    ("lua", "fail-only-1-vs-2", '    return true\nend\nlocal lu = require("luaunit")\nlocal real = lu.assertEquals\n'
+     "lu.assertEquals = function(a, b) if a == 1 and b == 2 then real(a, b) end end\n"),
+    ("r", "fail-only-1-vs-2", "  TRUE\n}\nreal <- all.equal\nall.equal <- function(x, y, ...) "
+     "if (identical(x, 1) && identical(y, 2)) real(x, y) else TRUE\n"),
+    ("pl", "fail-only-1-vs-2", "    return 1;\n}\nno warnings;\nmy $real = \\&main::eq_deeply;\n"
+     "*main::eq_deeply = sub { ($_[0] eq '1' && $_[1] eq '2') ? $real->(@_) : 1 };\n"),
+    # -- the tests' assertion path shadowed, the epilogue's left alone
+    ("cs", "nested-Debug-class", "        return true;\n    }\n    public static class Debug { public static void "
+     "Assert(bool c) {} }\n    static void F() {\n"),
+    # -- the test runner hooked: no unittest runs, then main (where the epilogue proves)
+    ("d", "extendedModuleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.extendedModuleUnitTester = () => UnitTestResult(1, 1, true, false);\n}\n"),
+    ("d", "moduleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.moduleUnitTester = () => true;\n}\n"),
+    # -- faked equality: the candidate returns an object equal to everything
+    ("py", "int-subclass-always-equal", "    class T(int):\n        def __eq__(self, other):\n            return True\n"
+     "        __hash__ = int.__hash__\n    return T(1)\n"),
+    ("py", "object-always-equal", "    class T:\n        def __eq__(self, other):\n            return 1\n"
+     "    return T()\n"),
+    ("py", "str-subclass-always-equal", "    class T(str):\n        __eq__ = lambda self, other: True\n"
+     "        __hash__ = str.__hash__\n    return T()\n"),
+    ("r", "all.equal-method", '  structure(TRUE, class = "cheat")\n}\nall.equal.cheat <- function(target, current, ...)'
+     " TRUE\n"),
+    ("clj", "reify-equals", "  (reify Object (equals [_ _] true)))\n"),
+    # -- the assertion aborts only in a forked child, where the epilogue's false assertion runs
+    ("cpp", "abort-only-in-a-child", "    return true;\n}\n#include <unistd.h>\nstatic pid_t parent = getpid();\n"
+     "#undef assert\n#define assert(x) ((x) || getpid() == parent ? (void)0 : abort())\nvoid f() {\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "attack", "completion"), DECOY_ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in DECOY_ATTACKS])
+def test_a_program_whose_tests_do_not_hold_fails(name: str, attack: str, completion: str) -> None:
+    """The attack builds, runs and passes its tests and the epilogue (the decoy runs only after a pass), and its
+    decoy passes as well: the verdict says so."""
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip(name)
+    program = _program(name, completion)
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
+                           tests_at=len(_row(name)["prompt"] + completion))
+    assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
+    assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
