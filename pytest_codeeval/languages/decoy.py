@@ -29,10 +29,18 @@ Span = tuple[int, int]  # an expected value's place in the program: [start, end)
 
 @dataclass(frozen=True)
 class Decoy:
-    """The program with one expected value changed, and what changed (for the verdict's detail)."""
+    """The program with one expected value changed: statement `statement` (counted from 1 among those found)
+    expects `new` instead of `old` (the texts as in the program)."""
 
     text: str
-    change: str
+    statement: int
+    old: str
+    new: str
+
+    @property
+    def change(self) -> str:
+        """What changed, for the verdict's detail."""
+        return f"statement {self.statement} expecting {_short(self.new)} instead of {_short(self.old)}"
 
 
 @dataclass(frozen=True)
@@ -149,9 +157,8 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
     i = rng.choice(choices)
     j = rng.choice(differ[i])
     (start, end), (other_start, other_end) = places[i], places[j]
-    old, new = program[start:end], program[other_start:other_end]
-    change = f"statement {i + 1} expecting {_short(new)} instead of {_short(old)}"
-    return Decoy(program[:start] + wrap.format(new) + program[end:], change)
+    new = program[other_start:other_end]
+    return Decoy(program[:start] + wrap.format(new) + program[end:], i + 1, program[start:end], new)
 
 
 def differing(values: Sequence[T], differ: Callable[[T, T], bool]) -> list[list[int]]:

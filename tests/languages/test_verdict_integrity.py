@@ -273,3 +273,90 @@ def test_a_program_whose_tests_do_not_hold_fails(name: str, attack: str, complet
                            tests_at=len(_row(name)["prompt"] + completion))
     assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
+
+
+def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest.Pytester) -> None:
+    """HumanEval's own programs (prompt, completion, `check`) through the execution pool on two workers: the
+    canonical solution passes, a completion returning an object equal to everything fails with the decoy's detail."""
+    from helpers import canonical
+
+    from pytest_codeeval.languages.proof import DECOY
+
+    always_equal = "    class T(int):\n        __eq__ = lambda self, other: True\n    return T(0)\n"
+    completions = [canonical("HumanEval/0"), always_equal]
+    write_jsonl(pytester.path / "gen.jsonl", [{"task_id": "HumanEval/0", "completion": c} for c in completions])
+    result = pytester.runpytest("--codeeval-load-generations=gen.jsonl", "--codeeval-tasks=humaneval",
+                                "--codeeval-limit=1", "--codeeval-report=r.json", "-n", "2", "-q")
+    result.assert_outcomes(passed=1, failed=1)
+    samples = report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]["HumanEval/0"]["samples"]
+    assert samples[0]["status"] == "passed", samples[0]
+    assert samples[1]["status"] == "failed" and samples[1]["detail"].startswith(DECOY + " (statement "), samples[1]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
+    """For every language, a decoy exists for MultiPL-E's rows (a row whose expected values are all equal has
+    none), and it differs from the program in one test statement's line: another statement's expected value in
+    place of its own."""
+    import difflib
+
+    language = get_language(name)
+    by_name = {r["name"]: r for r in rows(language, "humaneval")}
+    for problem in ("HumanEval_0_has_close_elements", "HumanEval_5_intersperse"):
+        row = by_name[problem]
+        program = row["prompt"] + "\n" + row["tests"]
+        decoy = language.decoy(program, len(row["prompt"]))
+        assert decoy is not None, problem
+        removed, added = _changed_lines(difflib.ndiff(program.splitlines(), decoy.text.splitlines()))
+        assert len(removed) == len(added) == 1, (removed, added)
+        wrapped = f"({decoy.new})" if name == "py" else decoy.new  # Python's new value is parenthesised
+        assert decoy.old != decoy.new and decoy.old in removed[0]
+        at = program.index(removed[0])
+        assert program[at : at + len(removed[0])] == removed[0]
+        assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
+                   for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
+    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with
+        row = by_name["HumanEval_34_unique"]
+        assert language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"])) is None
+
+
+def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
+    lines = list(diff)  # type: ignore[call-overload]
+    return [line[2:] for line in lines if line.startswith("- ")], [line[2:] for line in lines if line.startswith("+ ")]
+
+
+def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
+    """The completion's own asserts are never chosen, the program stays byte for byte the same but for one expected
+    value (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, and the choice is random."""
+    language = get_language("py")
+    completion = "    assert f(0) == 7\n    return x * 2\n"
+    tests = ("\ndef check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 4\n"
+             "    assert candidate(0.5) == 1.0\n    assert candidate(0.5) == True\n    assert abs(candidate(3) - 6) < 1e-9\n"
+             "    assert candidate(3) == 6, 'six'\n\ncheck(f)\n")
+    program = "def f(x):\n" + completion + tests
+    tests_at = len("def f(x):\n" + completion)
+    statements = ["2", "4", "1.0", "True", "6"]  # the expected values that can be swapped, in order
+    seen = set()
+    for _ in range(60):
+        decoy = language.decoy(program, tests_at)
+        assert decoy is not None
+        assert (decoy.old, decoy.new) not in {("1.0", "True"), ("True", "1.0")}
+        assert decoy.old == statements[decoy.statement - 1] != decoy.new and decoy.new in statements
+        at = tests.index(f"== {decoy.old}", tests.index(f"candidate({[1, 2, 0.5, 0.5, 3][decoy.statement - 1]})"))
+        changed = tests[:at] + f"== ({decoy.new})" + tests[at + 3 + len(decoy.old) :]
+        assert decoy.text == "def f(x):\n" + completion + changed
+        seen.add(decoy.change)
+    assert len(seen) > 3, seen  # a different statement or value per sample
+    assert language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n",
+                          tests_at) is None  # one statement: no decoy
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [("1", "1.0", True), ("0.5", "0.5001", True), ("[1, 2]", "[1,  2]", True), ("0.5", "0.75", False),
+     ('"x"', '"y"', False), ("[1, 2]", "[1, 2, 3]", False), ("true", "false", False), ("1000", "1001", True)],
+)
+def test_values_a_tolerant_helper_may_find_equal_are_never_swapped(a: str, b: str, same: bool) -> None:
+    from pytest_codeeval.languages.decoy import same_value
+
+    assert same_value(a, b) is same
