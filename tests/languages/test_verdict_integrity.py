@@ -110,12 +110,12 @@ ATTACKS = [
 
 
 @cache
-def _row(name: str) -> dict:
-    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == "HumanEval_0_has_close_elements")
+def _row(name: str, problem: str = "HumanEval_0_has_close_elements") -> dict:
+    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == problem)
 
 
-def _program(name: str, completion: str) -> str:
-    row = _row(name)
+def _program(name: str, completion: str, problem: str = "HumanEval_0_has_close_elements") -> str:
+    row = _row(name, problem)
     return row["prompt"] + completion + "\n" + row["tests"]
 
 
@@ -256,21 +256,24 @@ DECOY_ATTACKS = [
      " TRUE\n"),
     ("clj", "reify-equals", "  (reify Object (equals [_ _] true)))\n"),
     # -- the assertion aborts only in a forked child, where the epilogue's false assertion runs
+    ("cpp", "operator==-overloaded-for-the-return-type", "    return {};\n}\nbool operator==(const std::vector<long>&, "
+     "const std::vector<long>&) { return true; }\nvoid f() {\n", "HumanEval_5_intersperse"),
     ("cpp", "abort-only-in-a-child", "    return true;\n}\n#include <unistd.h>\nstatic pid_t parent = getpid();\n"
      "#undef assert\n#define assert(x) ((x) || getpid() == parent ? (void)0 : abort())\nvoid f() {\n"),
 ]
 
 
-@pytest.mark.parametrize(("name", "attack", "completion"), DECOY_ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in DECOY_ATTACKS])
-def test_a_program_whose_tests_do_not_hold_fails(name: str, attack: str, completion: str) -> None:
+@pytest.mark.parametrize("attack", DECOY_ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in DECOY_ATTACKS])
+def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> None:
     """The attack builds, runs and passes its tests and the epilogue (the decoy runs only after a pass), and its
     decoy passes as well: the verdict says so."""
     from pytest_codeeval.languages.proof import DECOY
 
+    name, _, completion, *problem = attack
     language = language_or_skip(name)
-    program = _program(name, completion)
+    program = _program(name, completion, *problem)
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
-                           tests_at=len(_row(name)["prompt"] + completion))
+                           tests_at=len(_row(name, *problem)["prompt"] + completion))
     assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
 
