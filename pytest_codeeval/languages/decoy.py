@@ -23,6 +23,8 @@ LEFT, RIGHT = "\x01codeeval-left\x01", "\x02codeeval-right\x02"  # the sentinels
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _CLOSE = 1e-2  # numbers this close (relative, at least 1 absolute) may be equal to a tolerant helper: never swapped
 _OPEN, _CLOSING = "([{", ")]}"
+# scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
+_LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
 T = TypeVar("T")
 Span = tuple[int, int]  # an expected value's place in the program: [start, end)
 
@@ -136,15 +138,22 @@ def _string_end(text: str, start: int) -> int:
 
 
 def same_value(a: str, b: str) -> bool:
-    """Whether two expected values' texts may be equal to a test helper: the same text but for white space, or the
-    same text but for numbers that are close (1 and 1.0, 0.5 and 0.5001 under a tolerance)."""
-    a, b = " ".join(a.split()), " ".join(b.split())
+    """Whether two expected values' texts may be equal to a test helper: the same text but for white space, quotes
+    and case, with the values a loose equality confuses made one (JavaScript's `"6" == 6`, `true == 1`, `null ==
+    undefined`; Perl's `eq_deeply("6", 6)`), or the same text but for numbers that are close (1 and 1.0, 0.5 and
+    0.5001 under a tolerance)."""
+    a, b = _loose(a), _loose(b)
     if a == b:
         return True
     if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
         return False
     pairs = zip(_NUMBER.findall(a), _NUMBER.findall(b), strict=True)
     return all(abs(float(x) - float(y)) <= _CLOSE * max(1.0, abs(float(x)), abs(float(y))) for x, y in pairs)
+
+
+def _loose(text: str) -> str:
+    text = " ".join(text.replace('"', "").replace("'", "").lower().split())
+    return _LOOSE.get(text, text)
 
 
 def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: str = "{}") -> Decoy | None:
