@@ -145,7 +145,7 @@ class Language(Runner):
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates."""
         end = program.find(self.helpers, tests_at) if self.helpers else -1
-        places = spans(program[: end if end >= 0 else len(program)], tests_at, _forms(type(self)), self.quotes)
+        places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
         return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
 
     def decoy_templates(self) -> tuple[str, ...]:
@@ -268,7 +268,7 @@ class Language(Runner):
 
 
 @cache
-def _forms(kind: type[Language]) -> tuple[Form, ...]:
+def statement_forms(kind: type[Language]) -> tuple[Form, ...]:
     """The shapes of a language's test statements, made once per class."""
     return tuple(form for template in kind().decoy_templates() if (form := Form.of(template)) is not None)
 

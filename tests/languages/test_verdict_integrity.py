@@ -367,3 +367,33 @@ def test_values_a_tolerant_helper_may_find_equal_are_never_swapped(a: str, b: st
     from pytest_codeeval.languages.decoy import same_value
 
     assert same_value(a, b) is same
+
+
+def test_a_completion_cannot_dilute_the_decoy_with_statements_of_its_own() -> None:
+    """The job's `tests_at` (the solution's end in the program) keeps the completion's own assertions out of the
+    draw: fifty always-true ones of the tests' form, run by the real helper, next to a selective neutering of it,
+    still leave every decoy in the row's tests, so the neutering is caught each time."""
+    from pytest_codeeval.execution.job import tests_at
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip("js")
+    neutering = next(a[2] for a in DECOY_ATTACKS if a[:2] == ("js", "skip-after-candidate"))
+    own = "".join(f"  assert.deepEqual({k},{k});\n" for k in range(50))  # run by the candidate, before `ran` is set
+    completion = "  dilute();\n" + neutering + "function dilute() {\n" + own + "}\n"
+    solution = _row("js")["prompt"] + completion
+    program = _program("js", completion)
+    at = tests_at(program, solution)
+    assert at == len(solution)
+    assert (len(spans_of(language, program, 0)), len(spans_of(language, program, at))) == (57, 7)
+    for _ in range(3):
+        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
+        assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
+    assert tests_at(program, "never in it") == 0  # a task that rewrote the solution: the whole program
+
+
+def spans_of(language: object, program: str, tests_at: int) -> list[tuple[int, int]]:
+    """The expected values' places the decoy draws from."""
+    from pytest_codeeval.languages.base import statement_forms
+    from pytest_codeeval.languages.decoy import spans
+
+    return spans(program, tests_at, statement_forms(type(language)), language.quotes)  # type: ignore[attr-defined]
