@@ -397,3 +397,25 @@ def spans_of(language: object, program: str, tests_at: int) -> list[tuple[int, i
     from pytest_codeeval.languages.decoy import spans
 
     return spans(program, tests_at, statement_forms(type(language)), language.quotes)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["js", "lua", "py"])
+def test_every_decoy_of_a_correct_program_fails(name: str) -> None:
+    """An honest verdict does not depend on the draw: each decoy the draw could make of a correct program (every
+    statement, every value it may take) fails."""
+    from pytest_codeeval.languages.decoy import differing, texts_differ
+    from pytest_codeeval.languages.python import expected_values
+
+    language = language_or_skip(name)
+    completion = COMPLETIONS[name]["ok"]
+    program, at = _program(name, completion), len(_row(name)["prompt"] + completion)
+    python = [place for place, _ in expected_values(program, at)]
+    places = python if name == "py" else spans_of(language, program, at)
+    texts = [program[start:end] for start, end in places]
+    variants = [program[: places[i][0]] + texts[j] + program[places[i][1] :]
+                for i, others in enumerate(differing(texts, texts_differ)) for j in others]
+    assert len(variants) >= 12  # HumanEval/0: seven statements, four expecting true and three false
+    for variant in variants:
+        outcome = language.execute(language.request(variant, Limits(cpu_seconds=5)), get_executor("strict"),
+                                   Limits(cpu_seconds=5))
+        assert outcome.status == "failed", variant[at:]
