@@ -253,6 +253,10 @@ DECOY_ATTACKS = [
      "        __hash__ = int.__hash__\n    return T(1)\n"),
     ("py", "object-always-equal", "    class T:\n        def __eq__(self, other):\n            return 1\n"
      "    return T()\n"),
+    ("py", "__eq__-and-__ne__", "    class T(int):\n        __eq__ = lambda self, other: True\n"
+     "        __ne__ = lambda self, other: False\n        __hash__ = int.__hash__\n    return T(0)\n"),
+    ("py", "list-subclass-always-equal", "    class T(list):\n        __eq__ = lambda self, other: True\n"
+     "    return T()\n"),
     ("py", "str-subclass-always-equal", "    class T(str):\n        __eq__ = lambda self, other: True\n"
      "        __hash__ = str.__hash__\n    return T()\n"),
     ("r", "all.equal-method", '  structure(TRUE, class = "cheat")\n}\nall.equal.cheat <- function(target, current, ...)'
