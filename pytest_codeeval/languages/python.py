@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language
@@ -72,16 +73,43 @@ def _place(program: str, starts: list[int], line: int, byte: int) -> int:
     return starts[line] + len(text.encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "surrogatepass"))
 
 
+def _called(body: list[ast.stmt]) -> list[str]:
+    """The functions a statement list calls by name in statements of their own (`check(candidate)`)."""
+    return [s.value.func.id for s in body
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)]
+
+
+def _surely_run(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run whenever the program runs to its end: the module's own, and those of the functions
+    it calls in statements of its own (HumanEval's `check(candidate)`, MultiPL-E's `test_check()` calling `check`),
+    transitively, up to a function's first statement that may return. An `assert` under an `if`, in a loop or in a
+    function nothing calls this way (DS-1000's image checks) may not run: it gets no decoy."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    statements, seen, pending = list(tree.body), set(), _called(tree.body)
+    while pending:
+        name = pending.pop()
+        function = functions.get(name)
+        if name in seen or function is None or function.decorator_list:
+            continue
+        seen.add(name)
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(function)):
+            continue  # a generator's body does not run when it is called
+        body = list(takewhile(lambda s: not any(isinstance(n, ast.Return) for n in ast.walk(s)), function.body))
+        statements += body
+        pending += _called(body)
+    return statements
+
+
 def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], Any]]:
-    """The places and values of the tests' `assert <a call> == <literal>` statements after `tests_at` (in
-    `check(candidate)`, at the top level or anywhere else): the forms that get a decoy. An approximate test
+    """The places and values of the tests' `assert <a call> == <literal>` statements after `tests_at` that surely
+    run (`_surely_run`: in `check(candidate)`, at the top level): the forms that get a decoy. An approximate test
     (`abs(...) < 1e-6`, `math.isclose`) or a computed expected value (`set(...)`, a variable) is none of them."""
     try:
         tree = ast.parse(program)
     except (SyntaxError, ValueError):
         return []
     starts, found = _offsets(program), []
-    for node in ast.walk(tree):
+    for node in _surely_run(tree):
         if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)):
             continue
         test = node.test

@@ -341,7 +341,8 @@ def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
 
 def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
     """The completion's own asserts are never chosen, the program stays byte for byte the same but for one expected
-    value (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, and the choice is random."""
+    value (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, the choice is random, and
+    an assert that may not run (under an `if`, in a function nothing calls, after a `return`) is never chosen."""
     language = get_language("py")
     completion = "    assert f(0) == 7\n    return x * 2\n"
     tests = ("\ndef check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 4\n"
@@ -361,6 +362,11 @@ def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
         assert decoy.text == "def f(x):\n" + completion + changed
         seen.add(decoy.change)
     assert len(seen) > 3, seen  # a different statement or value per sample
+    maybe_run = ("\ndef check(candidate):\n    if candidate(0) != 0:\n        assert candidate(1) == 2\n"
+                 "        assert candidate(2) == 4\n\ndef unused(candidate):\n    assert candidate(1) == 2\n"
+                 "    assert candidate(2) == 4\n\ndef early(candidate):\n    if candidate(0):\n        return\n"
+                 "    assert candidate(1) == 2\n    assert candidate(2) == 4\n\ncheck(f)\nearly(f)\n")
+    assert language.decoy("def f(x):\n" + completion + maybe_run, tests_at) is None  # none surely runs
     assert language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n",
                           tests_at) is None  # one statement: no decoy
 
