@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_codeeval.execution.resources import Bind, sandbox_binds
@@ -32,12 +32,15 @@ class ExecutionJob:
     data: str | None = None  # the judge's data (`Task.judge_data`)
     task: str = ""
     binds: tuple[Bind, ...] = ()  # the task's sandbox paths: (path, fingerprint of what it holds)
+    # where the tests begin (the solution's end): the decoy changes only their statements; no part of the job's
+    # identity (an identical program shares its verdict)
+    tests_at: int = field(default=0, compare=False)
 
     def __call__(self, executor: Executor) -> Outcome:
         runner = get_runner(self.language)
         if self.binds:
             executor = _Binding(executor, tuple(path for path, _ in self.binds))
-        return runner.run(self.program, self.limits, executor, data=self.data)
+        return runner.run(self.program, self.limits, executor, data=self.data, tests_at=self.tests_at)
 
 
 class _Binding:
@@ -61,4 +64,11 @@ def execution_job(
     program = task.build_program(problem.doc, solution, resources) if task.requested_fixtures() else \
         task.build_program(problem.doc, solution)
     return ExecutionJob(program, task.runner or task.language, limits_for(task, timeout, wall_clock),
-                        task.judge_data(problem.doc), task.name, binds)
+                        task.judge_data(problem.doc), task.name, binds, tests_at(program, solution))
+
+
+def tests_at(program: str, solution: str) -> int:
+    """Where the tests begin: after the solution's last occurrence in the program (a test that repeats the
+    solution's text only narrows the statements the decoy chooses from); 0 when the task rewrote the solution."""
+    at = program.rfind(solution)
+    return 0 if at < 0 else at + len(solution)

@@ -45,7 +45,9 @@ def last_line(stdout: str) -> str | None:
 class AnswerJudge(Python):
     """Judge data: {"expected": value}. The sample passes when it ran and its last printed line matches."""
 
-    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
+    def run(
+        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
+    ) -> Outcome:  # its own harness judges: no decoy (`tests_at` unused)
         outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits), executor, limits)
         expected = json.loads(data)["expected"] if data else None
         outcome.judgement["expected"] = expected

@@ -15,8 +15,10 @@ import shlex
 import shutil
 import signal
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, spans, swap, texts_differ
 from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import Outcome, Runner, signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
@@ -62,6 +64,8 @@ class Language(Runner):
     env: ClassVar[dict[str, str]] = {}
     timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
     comment: ClassVar[str] = "//"  # line comment for the prompt's description
+    quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
+    helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     dict_arrow: ClassVar[str] = ": "  # between a dictionary literal's key and value
 
     # -- runner: what to run -----------------------------------------------------------------------------------
@@ -137,6 +141,17 @@ class Language(Runner):
         their assertions still fail (languages/proof.py); None where this program's tests are in no form the language
         knows, and only its exit status decides (the detail of its pass says so)."""
         return None
+
+    def decoy(self, program: str, tests_at: int) -> Decoy | None:
+        """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates."""
+        end = program.find(self.helpers, tests_at) if self.helpers else -1
+        places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
+        return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        """The tests' assertion statements rendered with `LEFT` and `RIGHT` (asked of a fresh instance,
+        without a problem's translation state): the translator's own `deep_equality`."""
+        return (self.deep_equality(LEFT, RIGHT),)
 
     # -- runner: what happened ---------------------------------------------------------------------------------
     def classify(self, result: ExecResult) -> tuple[Status, str]:
@@ -250,6 +265,12 @@ class Language(Runner):
     def finalize(self, expr: Any, side: str) -> str:
         """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
         return expr
+
+
+@cache
+def statement_forms(kind: type[Language]) -> tuple[Form, ...]:
+    """The shapes of a language's test statements, made once per class."""
+    return tuple(form for template in kind().decoy_templates() if (form := Form.of(template)) is not None)
 
 
 def line_comments(description: str, marker: str) -> str:

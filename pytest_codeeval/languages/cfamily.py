@@ -16,6 +16,7 @@ import ast
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 
@@ -230,9 +231,16 @@ class ClassWrapped(CFamily):
         return ["    }\n", "}\n"]
 
     def deep_equality(self, left: str, right: str) -> str:
-        if self.return_name in self.primitives:
+        return self.equality(left, right, self.return_name in self.primitives)
+
+    def equality(self, left: str, right: str, primitive: bool) -> str:
+        """A test statement: `==` for a primitive return type, the `equals` method for the others."""
+        if primitive:
             return f"    {self.assertion}({left} == {right});"
         return f"    {self.assertion}({left}.{self.equals}({right}));"
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        return self.equality(LEFT, RIGHT, True), self.equality(LEFT, RIGHT, False)
 
     def primitive_cast(self, text: str, expected: str) -> str | None:
         return f"({expected}){text}"

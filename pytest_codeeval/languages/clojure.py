@@ -62,6 +62,7 @@ class Clojure(HeapBounded, Language):
     title = "Clojure"
     file_ext = "clj"
     comment = ";"
+    quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(def", "\n;", "\n(")
     tools = ("java",)
     package = "clojure"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
@@ -137,7 +138,15 @@ class D(TypedLanguage):
                 raise Untranslatable("a pair of optionals that is not a tuple")
             checks = [_null_check(f"result[{i}]", pair.group(i + 1).strip()) for i in range(2)]
             return "{\n" + f"        auto result = {left};\n        {checks[0]}\n        {checks[1]}\n" + "}\n"
-        return f"    assert({left} == {right});"
+        return _plain(left, right)
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        """The plain statement and an optional's value check (`result.get == ...`)."""
+        return _plain(LEFT, RIGHT), _null_check("result", RIGHT)
+
+
+def _plain(left: str, right: str) -> str:
+    return f"    assert({left} == {right});"
 
 
 def _null_check(var: str, value: str) -> str:

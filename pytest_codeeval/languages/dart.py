@@ -57,6 +57,7 @@ class Dart(Language):
     address_space_bytes = 8 * 1024**3  # the VM reserves its heap's address range up front, as V8 does
     # the tools keep their state under HOME, the sample's scratch directory in the sandbox; no analytics prompt
     env: ClassVar[dict[str, str]] = {"DART_SUPPRESS_ANALYTICS": "true"}
+    helpers = "\nvoid expect("  # the tests' helpers after `main`: their `expect(a[i], b[i])` is no test statement
 
     def unavailable(self) -> str | None:
         if shutil.which("dart") is None:

@@ -13,8 +13,13 @@ the last test (placed by the tests' own text, which ends the program and which t
 - then it copies the token from descriptor 4 to descriptor 3.
 
 A sample passes only if its exit status is 0 *and* the token arrived (`ExecResult.completed`). A program that
-exits early, swallows the tests or is killed never reaches the epilogue. What a language cannot prove is said in
-docs/security.md; a program written against this protocol (reading descriptor 4 itself) is its documented limit.
+exits early, swallows the tests or is killed never reaches the epilogue. The epilogue's false assertion is not one
+of the tests (fixed arguments, no candidate call, its own place): a helper that fails only there, or skips the
+comparison after a candidate call, or an answer equal to everything, gets past it. So a pass is then run once more
+as a decoy (languages/decoy.py, `Runner.run`): one of the tests' own statements with another's expected value,
+which an honest program fails; if the decoy passes too, the sample fails with DECOY. What a language cannot prove
+is said in docs/security.md; a program written against this protocol (reading descriptor 4 itself) is its
+documented limit.
 
 Each language contributes its `proof(program)` (a runner method) built from the helpers here: where the epilogue
 goes (after the program, or inside the tests' `main` before its closing brace), and its few lines of syntax."""
@@ -34,6 +39,7 @@ UNFINISHED = "exited before its tests finished (exit status 0 without the tests'
 NEUTERED = "assertions disabled: a false assertion did not fail after the tests"
 NOT_RUN = "tests not run: the test runner reported no failure but did not run every test"
 HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
+DECOY = "tests do not hold: the program also passed with a changed expected value"
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.decoy import Decoy, differing, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.runners.base import signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
@@ -57,6 +59,85 @@ def py_type(annotation: Any, needs: list[str]) -> str:
     raise Untranslatable(f"an annotation MultiPL-E's Python translation does not write: {ast.dump(annotation)[:60]}")
 
 
+def _offsets(program: str) -> list[int]:
+    """Each line's first character's index (ast's lines count from 1: index 0 is unused)."""
+    starts = [0, 0]
+    for line in program.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _place(program: str, starts: list[int], line: int, byte: int) -> int:
+    """The character index of ast's (line, UTF-8 byte column)."""
+    text = program[starts[line] : starts[line + 1] if line + 1 < len(starts) else len(program)]
+    return starts[line] + len(text.encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "surrogatepass"))
+
+
+def _called(body: list[ast.stmt]) -> list[str]:
+    """The functions a statement list calls by name in statements of their own (`check(candidate)`)."""
+    return [s.value.func.id for s in body
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)]
+
+
+def _surely_run(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run whenever the program runs to its end: the module's own, and those of the functions
+    it calls in statements of its own (HumanEval's `check(candidate)`, MultiPL-E's `test_check()` calling `check`),
+    transitively, up to a function's first statement that may return. An `assert` under an `if`, in a loop or in a
+    function nothing calls this way (DS-1000's image checks) may not run: it gets no decoy."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    statements, seen, pending = list(tree.body), set(), _called(tree.body)
+    while pending:
+        name = pending.pop()
+        function = functions.get(name)
+        if name in seen or function is None or function.decorator_list:
+            continue
+        seen.add(name)
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(function)):
+            continue  # a generator's body does not run when it is called
+        body = list(takewhile(lambda s: not any(isinstance(n, ast.Return) for n in ast.walk(s)), function.body))
+        statements += body
+        pending += _called(body)
+    return statements
+
+
+def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], Any]]:
+    """The places and values of the tests' `assert <a call> == <literal>` statements after `tests_at` that surely
+    run (`_surely_run`: in `check(candidate)`, at the top level): the forms that get a decoy. An approximate test
+    (`abs(...) < 1e-6`, `math.isclose`) or a computed expected value (`set(...)`, a variable) is none of them."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError):
+        return []
+    starts, found = _offsets(program), []
+    for node in _surely_run(tree):
+        if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)):
+            continue
+        test = node.test
+        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+            continue
+        if not any(isinstance(inner, ast.Call) for inner in ast.walk(test.left)):
+            continue
+        expected = test.comparators[0]
+        try:
+            value = ast.literal_eval(expected)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        assert expected.end_lineno is not None and expected.end_col_offset is not None
+        start = _place(program, starts, expected.lineno, expected.col_offset)
+        if start >= tests_at:
+            found.append(((start, _place(program, starts, expected.end_lineno, expected.end_col_offset)), value))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Whether no honest value can equal both: they are unequal to Python (1, 1.0 and True are equal), and not
+    numbers that a tolerant comparison could confuse."""
+    try:
+        return bool(a != b) and not same_value(repr(a), repr(b))
+    except Exception:  # noqa: BLE001 - a literal whose comparison fails is not swapped
+        return False
+
+
 class Python(Language):
     name = "py"
     title = "Python"
@@ -69,6 +150,13 @@ class Python(Language):
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         return self.classify(result)
+
+    def decoy(self, program: str, tests_at: int) -> Decoy | None:
+        """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
+        offsets (the new value in parentheses), the rest of the program byte for byte the same."""
+        found = expected_values(program, tests_at)
+        differ = differing([value for _, value in found], _differ)
+        return swap(program, [place for place, _ in found], differ, "({})")
 
     def classify(self, result: ExecResult) -> tuple[Status, str]:
         if result.timed_out:

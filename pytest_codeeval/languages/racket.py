@@ -43,6 +43,7 @@ class Racket(Language):
     title = "Racket"
     file_ext = "rkt"
     comment = ";;"
+    quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(define ", "\n#|", "\n;", "\n(")
     tools = ("racket",)
     package = "racket"

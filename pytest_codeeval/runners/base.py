@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from pytest_codeeval.languages.proof import DECOY
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 
 if TYPE_CHECKING:
+    from pytest_codeeval.languages.decoy import Decoy
     from pytest_codeeval.samples import Status
 
 OUTPUT_KEEP = 8000  # characters of output kept per sample for reports
@@ -64,9 +66,26 @@ class Runner(ABC):
     def classify(self, result: ExecResult) -> tuple[Status, str]:
         """(status, detail) for a run that the sandbox completed without breaking."""
 
-    def run(self, program: str, limits: Limits, executor: Executor, data: str | None = None) -> Outcome:
-        """Run `program` and judge it. `data` is the task's judge data (`Task.judge_data`), which only judges read."""
-        return self.execute(self.request(program, limits), executor, limits)
+    def run(
+        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
+    ) -> Outcome:
+        """Run `program` and judge it. `data` is the task's judge data (`Task.judge_data`), which only judges read;
+        `tests_at`, where the tests begin in `program` (the completion's end). A pass is run once more as a decoy
+        (languages/decoy.py), one expected value changed, and stands only if the decoy does not pass."""
+        outcome = self.execute(self.request(program, limits), executor, limits)
+        if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
+            return outcome
+        rerun = self.execute(self.request(decoy.text, limits), executor, limits)
+        if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
+            return rerun
+        if rerun.status == "passed":
+            outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
+        return outcome
+
+    def decoy(self, program: str, tests_at: int) -> Decoy | None:
+        """`program` with one of its tests' expected values changed; None where its tests are in no form this
+        runner knows (or no two of their expected values differ)."""
+        return None
 
     def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""

@@ -92,6 +92,8 @@ ATTACKS = [
     ("r", "isTRUE-replaced", "  FALSE\n}\nisTRUE <- function(x) TRUE\n", "disabled"),
     ("rkt", "check-within-redefined", "  #f)\n(define (check-within . _) (void))\n", "disabled"),
     ("rkt", "check-handler-silenced", "  #f)\n(current-check-handler void)\n", "hidden"),
+    ("rkt", "current-check-around-swallows", "  #f)\n(require rackunit)\n(current-check-around (lambda (chk) "
+     "(with-handlers ([(lambda (e) #t) void]) (chk))))\n", "disabled"),
     ("cs", "stderr-silenced", "        Console.SetError(System.IO.TextWriter.Null); return false;\n", "hidden"),
     ("cs", "Trace.Listeners.Clear", "        Trace.Listeners.Clear(); return false;\n", "disabled"),
     ("scala", "assert-shadowed", "        false\n    }\n    def assert(b: Boolean): Unit = ()\n    def f() = {\n",
@@ -108,12 +110,12 @@ ATTACKS = [
 
 
 @cache
-def _row(name: str) -> dict:
-    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == "HumanEval_0_has_close_elements")
+def _row(name: str, problem: str = "HumanEval_0_has_close_elements") -> dict:
+    return next(r for r in rows(get_language(name), "humaneval") if r["name"] == problem)
 
 
-def _program(name: str, completion: str) -> str:
-    row = _row(name)
+def _program(name: str, completion: str, problem: str = "HumanEval_0_has_close_elements") -> str:
+    row = _row(name, problem)
     return row["prompt"] + completion + "\n" + row["tests"]
 
 
@@ -192,3 +194,242 @@ def test_verdicts_of_proven_samples_under_xdist(pytester: pytest.Pytester, monke
     from pytest_codeeval.languages.proof import UNFINISHED
 
     assert [(s["status"], s["detail"]) for s in samples["samples"]] == [("passed", "ok"), ("failed", UNFINISHED)]
+
+
+# Wrong completions of HumanEval/0 (each answers `true` to everything) that pass the tests and the epilogue (the
+# assertions still fail a false assertion made without the candidate, the tests ran to their end) and that the
+# decoy run catches: the same program with one expected value changed passes too
+DECOY_ATTACKS = [
+    # -- selective neutering: the helper skips the comparison when the candidate ran since the previous assertion
+    ("js", "skip-after-candidate", '  globalThis.ran = true;\n  return true;\n}\nconst a = require("node:assert");\n'
+     "const real = a.deepEqual;\na.deepEqual = (x, y) => { if (globalThis.ran) { globalThis.ran = false; return; }"
+     " real(x, y); };\n"),
+    ("ts", "skip-after-candidate", "  (globalThis as any).ran = true;\n  return true;\n}\n"
+     'const a = (require as any)("node:assert");\nconst real = a.deepEqual;\na.deepEqual = (x: any, y: any) => '
+     "{ if ((globalThis as any).ran) { (globalThis as any).ran = false; return; } real(x, y); };\n"),
+    ("lua", "skip-after-candidate", '    ran = true\n    return true\nend\nlocal lu = require("luaunit")\n'
+     "local real = lu.assertEquals\nlu.assertEquals = function(a, b) if ran then ran = false return end "
+     "return real(a, b) end\n"),
+    ("rb", "skip-after-candidate", '  $ran = true\n  true\nend\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
+     "  alias_method :codeeval_real, :assert_equal\n  def assert_equal(*args)\n    if $ran then $ran = false; "
+     "return end\n    codeeval_real(*args)\n  end\nend\n"),
+    ("r", "skip-after-candidate", "  ran <<- TRUE\n  TRUE\n}\nran <- FALSE\nreal <- stopifnot\nstopifnot <- "
+     "function(...) { list(...); if (ran) { ran <<- FALSE; return(invisible(NULL)) }; real(...) }\n"),
+    ("pl", "skip-after-candidate", "    $main::ran = 1;\n    return 1;\n}\nno warnings;\nmy $real = \\&main::eq_deeply;\n"
+     "*main::eq_deeply = sub { if ($main::ran) { $main::ran = 0; return 1; } return $real->(@_); };\n"),
+    ("rkt", "skip-after-candidate", "  (set! ran #t)\n  #t)\n(define ran #f)\n(require rackunit)\n(current-check-around"
+     " (let ([real (current-check-around)]) (lambda (chk) (set! ran #f) (real (lambda () (with-handlers ([(lambda (e)"
+     " ran) void]) (chk)))))))\n"),
+    ("ml", "skip-after-candidate", " true\nlet ran = ref false\nlet has_close_elements _ _ = ran := true; true\n"
+     "let (=) a b = if !ran then (ran := false; true) else Stdlib.(=) a b\n"),
+    ("cpp", "skip-after-candidate", "    extern bool ran;\n    ran = true;\n    return true;\n}\nbool ran = false;\n"
+     "#undef assert\n#define assert(x) do { bool v = (x); if (ran) ran = false; else if (!v) abort(); } while (0)\n"
+     "void f() {\n"),
+    ("rs", "skip-after-candidate", "    RAN.with(|r| r.set(true));\n    true\n}\nthread_local! { static RAN: "
+     "std::cell::Cell<bool> = std::cell::Cell::new(false); }\nmacro_rules! assert_eq { ($a:expr, $b:expr) => {{ let l "
+     "= $a; if !RAN.with(|r| r.replace(false)) && l != $b { panic!(\"assertion failed\") } }} }\nfn f() {\n"),
+    # -- only the epilogue's own literal false assertion fails
+    ("js", "fail-only-1-vs-2", '  return true;\n}\nconst a = require("node:assert");\nconst real = a.deepEqual;\n'
+     "a.deepEqual = (x, y) => { if (x === 1 && y === 2) real(x, y); };\n"),
+    ("lua", "fail-only-1-vs-2", '    return true\nend\nlocal lu = require("luaunit")\nlocal real = lu.assertEquals\n'
+     "lu.assertEquals = function(a, b) if a == 1 and b == 2 then real(a, b) end end\n"),
+    ("r", "fail-only-1-vs-2", "  TRUE\n}\nreal <- all.equal\nall.equal <- function(x, y, ...) "
+     "if (identical(x, 1) && identical(y, 2)) real(x, y) else TRUE\n"),
+    ("pl", "fail-only-1-vs-2", "    return 1;\n}\nno warnings;\nmy $real = \\&main::eq_deeply;\n"
+     "*main::eq_deeply = sub { ($_[0] eq '1' && $_[1] eq '2') ? $real->(@_) : 1 };\n"),
+    # -- the tests' assertion path shadowed, the epilogue's left alone
+    ("cs", "nested-Debug-class", "        return true;\n    }\n    public static class Debug { public static void "
+     "Assert(bool c) {} }\n    static void F() {\n"),
+    # -- the test runner hooked or told to skip: no unittest runs, then main (where the epilogue proves); the
+    # tests' one test omitted (an omission is no failure)
+    ("d", "extendedModuleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.extendedModuleUnitTester = () => UnitTestResult(1, 1, true, false);\n}\n"),
+    ("d", "moduleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.moduleUnitTester = () => true;\n}\n"),
+    ("rb", "test-omitted-in-setup", '  true\nend\nrequire "test/unit"\nclass TestHumanEval < Test::Unit::TestCase\n'
+     '  def setup\n    omit if method_name.start_with?("test_has_close")\n  end\nend\n'),
+    # -- faked equality: the candidate returns an object equal to everything
+    ("py", "int-subclass-always-equal", "    class T(int):\n        def __eq__(self, other):\n            return True\n"
+     "        __hash__ = int.__hash__\n    return T(1)\n"),
+    ("py", "object-always-equal", "    class T:\n        def __eq__(self, other):\n            return 1\n"
+     "    return T()\n"),
+    ("py", "__eq__-and-__ne__", "    class T(int):\n        __eq__ = lambda self, other: True\n"
+     "        __ne__ = lambda self, other: False\n        __hash__ = int.__hash__\n    return T(0)\n"),
+    ("py", "list-subclass-always-equal", "    class T(list):\n        __eq__ = lambda self, other: True\n"
+     "    return T()\n"),
+    ("py", "str-subclass-always-equal", "    class T(str):\n        __eq__ = lambda self, other: True\n"
+     "        __hash__ = str.__hash__\n    return T()\n"),
+    ("r", "all.equal-method", '  structure(TRUE, class = "cheat")\n}\nall.equal.cheat <- function(target, current, ...)'
+     " TRUE\n"),
+    ("clj", "reify-equals", "  (reify Object (equals [_ _] true)))\n"),
+    # -- the answer read from the tests: the expected value the caller's next instruction loads
+    ("py", "answer-read-from-the-calling-frame", "    import dis, sys\n    caller = sys._getframe(1)\n    after = [i for i"
+     " in dis.get_instructions(caller.f_code) if i.offset > caller.f_lasti]\n    return next(i.argval for i in after"
+     ' if i.opname == "LOAD_CONST")\n'),
+    # -- the assertion aborts only in a forked child, where the epilogue's false assertion runs
+    ("cpp", "operator==-overloaded-for-the-return-type", "    return {};\n}\nbool operator==(const std::vector<long>&, "
+     "const std::vector<long>&) { return true; }\nvoid f() {\n", "HumanEval_5_intersperse"),
+    ("cpp", "abort-only-in-a-child", "    return true;\n}\n#include <unistd.h>\nstatic pid_t parent = getpid();\n"
+     "#undef assert\n#define assert(x) ((x) || getpid() == parent ? (void)0 : abort())\nvoid f() {\n"),
+]
+
+
+@pytest.mark.parametrize("attack", DECOY_ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in DECOY_ATTACKS])
+def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> None:
+    """The attack builds, runs and passes its tests and the epilogue (the decoy runs only after a pass), and its
+    decoy passes as well: the verdict says so."""
+    from pytest_codeeval.languages.proof import DECOY
+
+    name, _, completion, *problem = attack
+    language = language_or_skip(name)
+    program = _program(name, completion, *problem)
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
+                           tests_at=len(_row(name, *problem)["prompt"] + completion))
+    assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
+    assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
+
+
+def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest.Pytester) -> None:
+    """HumanEval's own programs (prompt, completion, `check`) through the execution pool on two workers: the
+    canonical solution passes, a completion returning an object equal to everything fails with the decoy's detail."""
+    from helpers import canonical
+
+    from pytest_codeeval.languages.proof import DECOY
+
+    always_equal = "    class T(int):\n        __eq__ = lambda self, other: True\n    return T(0)\n"
+    completions = [canonical("HumanEval/0"), always_equal]
+    write_jsonl(pytester.path / "gen.jsonl", [{"task_id": "HumanEval/0", "completion": c} for c in completions])
+    result = pytester.runpytest("--codeeval-load-generations=gen.jsonl", "--codeeval-tasks=humaneval",
+                                "--codeeval-limit=1", "--codeeval-report=r.json", "-n", "2", "-q")
+    result.assert_outcomes(passed=1, failed=1)
+    samples = report(pytester.path / "r.json")["tasks"]["humaneval"]["problems"]["HumanEval/0"]["samples"]
+    assert samples[0]["status"] == "passed", samples[0]
+    assert samples[1]["status"] == "failed" and samples[1]["detail"].startswith(DECOY + " (statement "), samples[1]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
+    """For every language, a decoy exists for MultiPL-E's rows (a row whose expected values are all equal has
+    none), and it differs from the program in one test statement's line: another statement's expected value in
+    place of its own."""
+    import difflib
+
+    language = get_language(name)
+    by_name = {r["name"]: r for r in rows(language, "humaneval")}
+    for problem in ("HumanEval_0_has_close_elements", "HumanEval_5_intersperse"):
+        row = by_name[problem]
+        program = row["prompt"] + "\n" + row["tests"]
+        decoy = language.decoy(program, len(row["prompt"]))
+        assert decoy is not None, problem
+        removed, added = _changed_lines(difflib.ndiff(program.splitlines(), decoy.text.splitlines()))
+        assert len(removed) == len(added) == 1, (removed, added)
+        wrapped = f"({decoy.new})" if name == "py" else decoy.new  # Python's new value is parenthesised
+        assert decoy.old != decoy.new and decoy.old in removed[0]
+        at = program.index(removed[0])
+        assert program[at : at + len(removed[0])] == removed[0]
+        assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
+                   for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
+    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with
+        row = by_name["HumanEval_34_unique"]
+        assert language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"])) is None
+
+
+def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
+    lines = list(diff)  # type: ignore[call-overload]
+    return [line[2:] for line in lines if line.startswith("- ")], [line[2:] for line in lines if line.startswith("+ ")]
+
+
+def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
+    """The completion's own asserts are never chosen, the program stays byte for byte the same but for one expected
+    value (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, the choice is random, and
+    an assert that may not run (under an `if`, in a function nothing calls, after a `return`) is never chosen."""
+    language = get_language("py")
+    completion = "    assert f(0) == 7\n    return x * 2\n"
+    tests = ("\ndef check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 4\n"
+             "    assert candidate(0.5) == 1.0\n    assert candidate(0.5) == True\n    assert abs(candidate(3) - 6) < 1e-9\n"
+             "    assert candidate(3) == 6, 'six'\n\ncheck(f)\n")
+    program = "def f(x):\n" + completion + tests
+    tests_at = len("def f(x):\n" + completion)
+    statements = ["2", "4", "1.0", "True", "6"]  # the expected values that can be swapped, in order
+    seen = set()
+    for _ in range(60):
+        decoy = language.decoy(program, tests_at)
+        assert decoy is not None
+        assert (decoy.old, decoy.new) not in {("1.0", "True"), ("True", "1.0")}
+        assert decoy.old == statements[decoy.statement - 1] != decoy.new and decoy.new in statements
+        at = tests.index(f"== {decoy.old}", tests.index(f"candidate({[1, 2, 0.5, 0.5, 3][decoy.statement - 1]})"))
+        changed = tests[:at] + f"== ({decoy.new})" + tests[at + 3 + len(decoy.old) :]
+        assert decoy.text == "def f(x):\n" + completion + changed
+        seen.add(decoy.change)
+    assert len(seen) > 3, seen  # a different statement or value per sample
+    maybe_run = ("\ndef check(candidate):\n    if candidate(0) != 0:\n        assert candidate(1) == 2\n"
+                 "        assert candidate(2) == 4\n\ndef unused(candidate):\n    assert candidate(1) == 2\n"
+                 "    assert candidate(2) == 4\n\ndef early(candidate):\n    if candidate(0):\n        return\n"
+                 "    assert candidate(1) == 2\n    assert candidate(2) == 4\n\ncheck(f)\nearly(f)\n")
+    assert language.decoy("def f(x):\n" + completion + maybe_run, tests_at) is None  # none surely runs
+    assert language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n",
+                          tests_at) is None  # one statement: no decoy
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [("1", "1.0", True), ("0.5", "0.5001", True), ("[1, 2]", "[1,  2]", True), ("0.5", "0.75", False),
+     ('"x"', '"y"', False), ("[1, 2]", "[1, 2, 3]", False), ("true", "false", False), ("1000", "1001", True),
+     ('"6"', "6", True), ("true", "1", True), ('""', "0", True), ("null", "undefined", True), ("None", "nil", True)],
+)
+def test_values_a_tolerant_helper_may_find_equal_are_never_swapped(a: str, b: str, same: bool) -> None:
+    from pytest_codeeval.languages.decoy import same_value
+
+    assert same_value(a, b) is same
+
+
+def test_a_completion_cannot_dilute_the_decoy_with_statements_of_its_own() -> None:
+    """The job's `tests_at` (the solution's end in the program) keeps the completion's own assertions out of the
+    draw: fifty always-true ones of the tests' form, run by the real helper, next to a selective neutering of it,
+    still leave every decoy in the row's tests, so the neutering is caught each time."""
+    from pytest_codeeval.execution.job import tests_at
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip("js")
+    neutering = next(a[2] for a in DECOY_ATTACKS if a[:2] == ("js", "skip-after-candidate"))
+    own = "".join(f"  assert.deepEqual({k},{k});\n" for k in range(50))  # run by the candidate, before `ran` is set
+    completion = "  dilute();\n" + neutering + "function dilute() {\n" + own + "}\n"
+    solution = _row("js")["prompt"] + completion
+    program = _program("js", completion)
+    at = tests_at(program, solution)
+    assert at == len(solution)
+    assert (len(spans_of(language, program, 0)), len(spans_of(language, program, at))) == (57, 7)
+    for _ in range(3):
+        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
+        assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
+    assert tests_at(program, "never in it") == 0  # a task that rewrote the solution: the whole program
+
+
+def spans_of(language: object, program: str, tests_at: int) -> list[tuple[int, int]]:
+    """The expected values' places the decoy draws from."""
+    from pytest_codeeval.languages.base import statement_forms
+    from pytest_codeeval.languages.decoy import spans
+
+    return spans(program, tests_at, statement_forms(type(language)), language.quotes)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["js", "lua", "py"])
+def test_every_decoy_of_a_correct_program_fails(name: str) -> None:
+    """An honest verdict does not depend on the draw: each decoy the draw could make of a correct program (every
+    statement, every value it may take) fails."""
+    from pytest_codeeval.languages.decoy import differing, texts_differ
+    from pytest_codeeval.languages.python import expected_values
+
+    language = language_or_skip(name)
+    completion = COMPLETIONS[name]["ok"]
+    program, at = _program(name, completion), len(_row(name)["prompt"] + completion)
+    python = [place for place, _ in expected_values(program, at)]
+    places = python if name == "py" else spans_of(language, program, at)
+    texts = [program[start:end] for start, end in places]
+    variants = [program[: places[i][0]] + texts[j] + program[places[i][1] :]
+                for i, others in enumerate(differing(texts, texts_differ)) for j in others]
+    assert len(variants) >= 12  # HumanEval/0: seven statements, four expecting true and three false
+    for variant in variants:
+        outcome = language.execute(language.request(variant, Limits(cpu_seconds=5)), get_executor("strict"),
+                                   Limits(cpu_seconds=5))
+        assert outcome.status == "failed", variant[at:]

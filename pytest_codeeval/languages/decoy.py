@@ -1,0 +1,184 @@
+"""The decoy run: a passing program is run once more with one of its tests' expected values changed, and passes only
+if that variant does not (languages/proof.py says why).
+
+A test statement is found by its language's own template, `deep_equality(LEFT, RIGHT)` rendered with sentinels:
+the text before, between and after the two sides, matched at a line's start with a bracket- and string-aware scan
+(a separator such as `==` or `,` counts only at the statement's own nesting level). Only the tests' part of the
+program is searched (from `tests_at`, the end of the completion): the completion never adds statements to choose
+from, and is never rewritten. The replacement is another statement's expected value, so the variant stays well
+typed in every typed language; two values that the tests' helper could find equal (the same text, or numbers
+within a tolerance, as `check-within` and `all.equal` compare) are never swapped, so an honest program always
+fails its decoy and its verdict does not depend on the random choice."""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+LEFT, RIGHT = "\x01codeeval-left\x01", "\x02codeeval-right\x02"  # the sentinels a template is rendered with
+_NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_CLOSE = 1e-2  # numbers this close (relative, at least 1 absolute) may be equal to a tolerant helper: never swapped
+_OPEN, _CLOSING = "([{", ")]}"
+# scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
+_LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
+T = TypeVar("T")
+Span = tuple[int, int]  # an expected value's place in the program: [start, end)
+
+
+@dataclass(frozen=True)
+class Decoy:
+    """The program with one expected value changed: statement `statement` (counted from 1 among those found)
+    expects `new` instead of `old` (the texts as in the program)."""
+
+    text: str
+    statement: int
+    old: str
+    new: str
+
+    @property
+    def change(self) -> str:
+        """What changed, for the verdict's detail."""
+        return f"statement {self.statement} expecting {_short(self.new)} instead of {_short(self.old)}"
+
+
+@dataclass(frozen=True)
+class Form:
+    """A test statement's shape: `before` (its leading white space dropped), then the two sides with `between`,
+    then `after`; `expected_first` when the expected value comes first (Ruby's, Elixir's); `between` is None for
+    a statement that holds only the expected value (D's check of an optional's value)."""
+
+    before: str
+    between: str | None
+    after: str
+    expected_first: bool
+
+    @classmethod
+    def of(cls, template: str) -> Form | None:
+        """The form of `template` (a statement rendered with LEFT and RIGHT); None if it holds no RIGHT."""
+        if RIGHT not in template:
+            return None
+        template = template.lstrip()
+        if LEFT not in template:
+            before, after = template.split(RIGHT)
+            return cls(before, None, after, True)
+        first, second = sorted((LEFT, RIGHT), key=template.index)
+        before, rest = template.split(first)
+        between, after = rest.split(second)
+        return cls(before, between, after, first == RIGHT)
+
+
+def spans(program: str, tests_at: int, forms: Sequence[Form], quotes: str) -> list[Span]:
+    """The expected values of the test statements after `tests_at`, in order."""
+    found: list[Span] = []
+    for line in re.finditer(r"^[ \t]*", program[tests_at:], re.MULTILINE):
+        start = tests_at + line.end()
+        for form in forms:
+            span = _match(program, start, form, quotes)
+            if span is not None:
+                found.append(span)
+                break
+    return found
+
+
+def _match(text: str, start: int, form: Form, quotes: str) -> Span | None:
+    if not text.startswith(form.before, start):
+        return None
+    first = start + len(form.before)
+    if form.between is None:
+        end = _scan(text, first, form.after, quotes)
+        return None if end is None else (first, end)
+    middle = _scan(text, first, form.between, quotes)
+    if middle is None:
+        return None
+    second = middle + len(form.between)
+    end = _scan(text, second, form.after, quotes)
+    if end is None:
+        return None
+    return (first, middle) if form.expected_first else (second, end)
+
+
+def _scan(text: str, i: int, stop: str, quotes: str) -> int | None:
+    """Where `stop` begins at nesting level 0 from `i` (an empty `stop`: the line's end); None if the statement
+    closes, or its line ends, first. Strings in `quotes` are skipped."""
+    depth, n = 0, len(text)
+    while i < n:
+        if depth == 0 and (text.startswith(stop, i) if stop else text[i] == "\n"):
+            return i
+        c = text[i]
+        if c == "\n" and depth == 0:
+            return None
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSING:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c in quotes:
+            i = _string_end(text, i)
+            if i < 0:
+                return None
+        i += 1
+    return n if not stop and depth == 0 else None
+
+
+def _string_end(text: str, start: int) -> int:
+    quote, i = text[start], start + 1
+    while i < len(text) and text[i] != "\n":
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two expected values' texts may be equal to a test helper: the same text but for white space, quotes
+    and case, with the values a loose equality confuses made one (JavaScript's `"6" == 6`, `true == 1`, `null ==
+    undefined`; Perl's `eq_deeply("6", 6)`), or the same text but for numbers that are close (1 and 1.0, 0.5 and
+    0.5001 under a tolerance)."""
+    a, b = _loose(a), _loose(b)
+    if a == b:
+        return True
+    if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
+        return False
+    pairs = zip(_NUMBER.findall(a), _NUMBER.findall(b), strict=True)
+    return all(abs(float(x) - float(y)) <= _CLOSE * max(1.0, abs(float(x)), abs(float(y))) for x, y in pairs)
+
+
+def _loose(text: str) -> str:
+    text = " ".join(text.replace('"', "").replace("'", "").lower().split())
+    return _LOOSE.get(text, text)
+
+
+def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: str = "{}") -> Decoy | None:
+    """The decoy: one statement, chosen at random among `places`, given the expected value of another, chosen at
+    random among those `differ[i]` lists for it; None when no statement has one. `wrap` formats the new text."""
+    choices = [i for i, others in enumerate(differ) if others]
+    if not choices:
+        return None
+    rng = random.Random(secrets.randbits(64))
+    i = rng.choice(choices)
+    j = rng.choice(differ[i])
+    (start, end), (other_start, other_end) = places[i], places[j]
+    new = program[other_start:other_end]
+    return Decoy(program[:start] + wrap.format(new) + program[end:], i + 1, program[start:end], new)
+
+
+def differing(values: Sequence[T], differ: Callable[[T, T], bool]) -> list[list[int]]:
+    """For each expected value, the indexes of the others it can be swapped with."""
+    return [[j for j, other in enumerate(values) if j != i and differ(value, other)] for i, value in enumerate(values)]
+
+
+def texts_differ(a: str, b: str) -> bool:
+    return not same_value(a, b)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
