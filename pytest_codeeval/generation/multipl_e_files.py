@@ -65,6 +65,8 @@ def _add(loaded: LoadedGenerations, path: Path, text: str) -> None:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CodeevalError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}; {FIX}") from None
+    if isinstance(data, dict) and "results" in data and not {"prompt", "tests"} & data.keys():
+        data = {**data, **_split_programs(path, data["results"])}
     missing = [key for key in PROBLEM_KEYS if not isinstance(data, dict) or not isinstance(data.get(key), str)]
     if missing:
         raise CodeevalError(f"{path}: no {', '.join(repr(m) for m in missing)} (a string); {FIX}")
@@ -80,6 +82,24 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
     if not isinstance(completions, list) or not all(isinstance(c, str) for c in completions):
         raise CodeevalError(f"{path}: 'completions' is not a list of strings; {FIX}")
     return [Loaded(c) for c in completions]
+
+
+def _split_programs(path: Path, results: Any) -> dict[str, str]:
+    """MultiPL-E's earliest results files (2022's R experiments) keep only whole programs: the prompt is what they
+    all begin with up to a line's end, the tests what they all end with from a line's start."""
+    import os
+
+    programs = [r.get("program") for r in results] if isinstance(results, list) else []
+    if len(programs) < 2 or not all(isinstance(p, str) for p in programs):
+        raise CodeevalError(f"{path}: no 'prompt', 'tests' and not two 'results' programs to find them in; {FIX}")
+    common = os.path.commonprefix(programs)
+    prompt = common[: common.rfind("\n") + 1]
+    rests = [p[len(prompt):] for p in programs]
+    suffix = os.path.commonprefix([r[::-1] for r in rests])[::-1]
+    start = suffix.find("\n")
+    if not prompt or start < 0:
+        raise CodeevalError(f"{path}: no 'prompt', 'tests' and its programs share no first and last lines; {FIX}")
+    return {"prompt": prompt, "tests": suffix[start + 1 :]}
 
 
 def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
