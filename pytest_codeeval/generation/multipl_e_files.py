@@ -87,19 +87,26 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
 def _split_programs(path: Path, results: Any) -> dict[str, str]:
     """MultiPL-E's earliest results files (2022's R experiments) keep only whole programs: the prompt is what they
     all begin with up to a line's end, the tests what they all end with from a line's start."""
-    import os
-
     programs = [r.get("program") for r in results] if isinstance(results, list) else []
     if len(programs) < 2 or not all(isinstance(p, str) for p in programs):
         raise CodeevalError(f"{path}: no 'prompt', 'tests' and not two 'results' programs to find them in; {FIX}")
-    common = os.path.commonprefix(programs)
+    common = _common_prefix(programs)
     prompt = common[: common.rfind("\n") + 1]
     rests = [p[len(prompt):] for p in programs]
-    suffix = os.path.commonprefix([r[::-1] for r in rests])[::-1]
+    suffix = _common_prefix([r[::-1] for r in rests])[::-1]
     start = suffix.find("\n")
     if not prompt or start < 0:
         raise CodeevalError(f"{path}: no 'prompt', 'tests' and its programs share no first and last lines; {FIX}")
     return {"prompt": prompt, "tests": suffix[start + 1 :]}
+
+
+def _common_prefix(texts: list[str]) -> str:
+    """The characters every text begins with (texts, not paths: os.path's helpers are for paths)."""
+    shortest = min(texts, key=len)
+    for i, char in enumerate(shortest):
+        if any(text[i] != char for text in texts):
+            return shortest[:i]
+    return shortest
 
 
 def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:

@@ -1,0 +1,44 @@
+"""MultiPL-E's published 2022 results files (nuprl/MultiPL-E `experiments/`, excerpts: tests/data/README.md) judged
+here as their own programs agree with the statuses MultiPL-E's evaluator wrote into them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import language_or_skip
+
+PUBLISHED = Path(__file__).parent.parent / "data" / "multiple" / "published_2022"
+
+# language folder: (samples, passed, disagreements expected with their reason; none so far)
+EXPECTED = {
+    "r": (3, 2, []),  # r-davinci-0.2-keep: whole programs only (no prompt, tests); one SyntaxError, two OK
+    "cpp": (4, 4, []),  # cpp-codegen-0.2-reworded: all OK, the digit-sum completion too (single-digit tests)
+}
+
+
+@pytest.mark.parametrize(("language", "workers"), [("r", "0"), ("r", "2"), ("cpp", "0")])
+def test_published_2022_results_agree_with_their_verdicts(pytester: pytest.Pytester, language: str,
+                                                         workers: str) -> None:
+    """Every sample's verdict here equals the file's `status` (OK is a pass); a loader or runner defect would
+    show as a disagreement or a load error."""
+    language_or_skip(language)
+    shutil.copytree(PUBLISHED / language, pytester.path / "gens")
+    samples, passed, disagreements = EXPECTED[language]
+    result = pytester.runpytest("--codeeval-load-generations=gens", "--codeeval-report=r.json", "-n", workers)
+    result.assert_outcomes(passed=passed, failed=samples - passed)
+    verdicts = json.loads((pytester.path / "r.json").read_text())["file_verdicts"]
+    assert (verdicts["compared"], verdicts["disagreements"]) == (samples, disagreements)
+
+
+def test_an_early_results_file_with_one_program_is_named(pytester: pytest.Pytester) -> None:
+    """A file with neither prompt nor tests and one program: nothing to tell its prompt from its tests by."""
+    data = json.loads((PUBLISHED / "r" / "HumanEval_0_has_close_elements.results.json").read_text())
+    data["results"] = data["results"][:1]
+    (pytester.path / "gens").mkdir()
+    (pytester.path / "gens" / "HumanEval_0_has_close_elements.results.json").write_text(json.dumps(data))
+    result = pytester.runpytest("--codeeval-load-generations=gens")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*HumanEval_0_has_close_elements.results.json: no 'prompt', 'tests' and not two*"])
