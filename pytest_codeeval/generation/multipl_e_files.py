@@ -85,19 +85,19 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
 
 
 def _split_programs(path: Path, results: Any) -> dict[str, str]:
-    """MultiPL-E's earliest results files (2022's R experiments) keep only whole programs: the prompt is what they
-    all begin with up to a line's end, the tests what they all end with from a line's start."""
-    programs = [r.get("program") for r in results] if isinstance(results, list) else []
-    if len(programs) < 2 or not all(isinstance(p, str) for p in programs):
-        raise CodeevalError(f"{path}: no 'prompt', 'tests' and not two 'results' programs to find them in; {FIX}")
-    common = _common_prefix(programs)
-    prompt = common[: common.rfind("\n") + 1]
-    rests = [p[len(prompt):] for p in programs]
-    suffix = _common_prefix([r[::-1] for r in rests])[::-1]
-    start = suffix.find("\n")
-    if not prompt or start < 0:
-        raise CodeevalError(f"{path}: no 'prompt', 'tests' and its programs share no first and last lines; {FIX}")
-    return {"prompt": prompt, "tests": suffix[start + 1 :]}
+    """MultiPL-E's earliest results files (2022's R, Lua, Racket experiments) keep only whole programs: the prompt
+    is what they all begin with up to a line's end, the tests what they all end with from a line's start."""
+    programs = [r.get("program") if isinstance(r, dict) else None for r in results] if isinstance(results, list) else []
+    if not programs or not all(isinstance(p, str) for p in programs):
+        raise CodeevalError(f"{path}: no 'prompt', 'tests' and no 'results' programs to find them in; {FIX}")
+    end = _common_prefix(programs).rfind("\n")
+    while end >= 0:  # the prompt's end moves up a line until the tests have a line of their own (same programs)
+        prompt = programs[0][: end + 1]
+        suffix = _common_prefix([p[len(prompt) :][::-1] for p in programs])[::-1]
+        if "\n" in suffix:
+            return {"prompt": prompt, "tests": suffix[suffix.find("\n") + 1 :]}
+        end = programs[0].rfind("\n", 0, end)
+    raise CodeevalError(f"{path}: no 'prompt', 'tests' and its programs share no first and last lines; {FIX}")
 
 
 def _common_prefix(texts: list[str]) -> str:

@@ -16,10 +16,12 @@ PUBLISHED = Path(__file__).parent.parent / "data" / "multiple" / "published_2022
 EXPECTED = {
     "r": (3, 2, []),  # r-davinci-0.2-keep: whole programs only (no prompt, tests); one SyntaxError, two OK
     "cpp": (4, 4, []),  # cpp-codegen-0.2-reworded: all OK, the digit-sum completion too (single-digit tests)
+    "lua": (2, 2, []),  # lua-davinci-0.2-keep: whole programs only, both OK
+    "rkt": (3, 3, []),  # rkt-davinci-0.2-keep: whole programs only, all the same (the completion is read empty)
 }
 
 
-@pytest.mark.parametrize(("language", "workers"), [("r", "0"), ("r", "2"), ("cpp", "0")])
+@pytest.mark.parametrize(("language", "workers"), [("r", "0"), ("r", "2"), ("cpp", "0"), ("lua", "2"), ("rkt", "0")])
 def test_published_2022_results_agree_with_their_verdicts(pytester: pytest.Pytester, language: str,
                                                          workers: str) -> None:
     """Every sample's verdict here equals the file's `status` (OK is a pass); a loader or runner defect would
@@ -33,12 +35,11 @@ def test_published_2022_results_agree_with_their_verdicts(pytester: pytest.Pytes
     assert (verdicts["compared"], verdicts["disagreements"]) == (samples, disagreements)
 
 
-def test_an_early_results_file_with_one_program_is_named(pytester: pytest.Pytester) -> None:
-    """A file with neither prompt nor tests and one program: nothing to tell its prompt from its tests by."""
-    data = json.loads((PUBLISHED / "r" / "HumanEval_0_has_close_elements.results.json").read_text())
-    data["results"] = data["results"][:1]
+def test_an_early_results_file_without_lines_to_split_is_named(pytester: pytest.Pytester) -> None:
+    """A file with neither prompt nor tests whose program is one line: no line to tell the prompt from the tests."""
+    data = {"name": "HumanEval_53_add", "language": "lua", "results": [{"program": "return 1", "status": "OK"}]}
     (pytester.path / "gens").mkdir()
-    (pytester.path / "gens" / "HumanEval_0_has_close_elements.results.json").write_text(json.dumps(data))
+    (pytester.path / "gens" / "HumanEval_53_add.results.json").write_text(json.dumps(data))
     result = pytester.runpytest("--codeeval-load-generations=gens")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*HumanEval_0_has_close_elements.results.json: no 'prompt', 'tests' and not two*"])
+    result.stderr.fnmatch_lines(["*HumanEval_53_add.results.json: no 'prompt', 'tests' and its programs share no*"])
