@@ -87,8 +87,9 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
 def _split_programs(path: Path, results: Any) -> dict[str, str]:
     """MultiPL-E's earliest results files (2022's R, Lua, Racket experiments) keep only whole programs: the prompt
     is what they all begin with up to a line's end, the tests what they all end with from a line's start."""
-    programs = [r.get("program") if isinstance(r, dict) else None for r in results] if isinstance(results, list) else []
-    if not programs or not all(isinstance(p, str) for p in programs):
+    found = [r.get("program") if isinstance(r, dict) else None for r in results] if isinstance(results, list) else []
+    programs = [p for p in found if isinstance(p, str)]
+    if not programs or len(programs) < len(found):
         raise CodeevalError(f"{path}: no 'prompt', 'tests' and no 'results' programs to find them in; {FIX}")
     end = _common_prefix(programs).rfind("\n")
     while end >= 0:  # the prompt's end moves up a line until the tests have a line of their own (same programs)
