@@ -85,7 +85,7 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
 
 
 def _split_programs(path: Path, results: Any) -> dict[str, str]:
-    """MultiPL-E's earliest results files (2022's R, Lua, Racket, JS experiments) keep only whole programs: the prompt
+    """MultiPL-E's earliest results files (2022's R, Lua, Racket, JS, Ruby ones) keep only whole programs: the prompt
     is what they all begin with up to a line's end, the tests what they all end with from a line's start."""
     found = [r.get("program") if isinstance(r, dict) else None for r in results] if isinstance(results, list) else []
     programs = [p for p in found if isinstance(p, str)]

@@ -18,11 +18,12 @@ EXPECTED = {
     "cpp": (4, 4, []),  # cpp-codegen-0.2-reworded: all OK, the digit-sum completion too (single-digit tests)
     "lua": (2, 2, []),  # lua-davinci-0.2-keep: whole programs only, both OK
     "js": (3, 2, []),  # js-davinci-0.2-keep: whole programs only; an empty body fails its AssertionError here too
+    "rb": (2, 2, []),  # rb-davinci-0.2-keep: whole programs only, both OK
     "rkt": (3, 3, []),  # rkt-davinci-0.2-keep: whole programs only, all the same (the completion is read empty)
 }
 
 
-@pytest.mark.parametrize(("language", "workers"), [("r", "0"), ("r", "2"), ("cpp", "0"), ("lua", "2"), ("rkt", "0"), ("js", "2")])
+@pytest.mark.parametrize(("language", "workers"), [("r", "0"), ("r", "2"), ("cpp", "0"), ("lua", "2"), ("rkt", "0"), ("js", "2"), ("rb", "0")])
 def test_published_2022_results_agree_with_their_verdicts(pytester: pytest.Pytester, language: str,
                                                          workers: str) -> None:
     """Every sample's verdict here equals the file's `status` (OK is a pass); a loader or runner defect would
