@@ -65,6 +65,8 @@ def _add(loaded: LoadedGenerations, path: Path, text: str) -> None:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CodeevalError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}; {FIX}") from None
+    if isinstance(data, dict) and "results" in data and not {"prompt", "tests"} & data.keys():
+        data = {**data, **_split_programs(path, data["results"])}
     missing = [key for key in PROBLEM_KEYS if not isinstance(data, dict) or not isinstance(data.get(key), str)]
     if missing:
         raise CodeevalError(f"{path}: no {', '.join(repr(m) for m in missing)} (a string); {FIX}")
@@ -80,6 +82,32 @@ def _completions(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
     if not isinstance(completions, list) or not all(isinstance(c, str) for c in completions):
         raise CodeevalError(f"{path}: 'completions' is not a list of strings; {FIX}")
     return [Loaded(c) for c in completions]
+
+
+def _split_programs(path: Path, results: Any) -> dict[str, str]:
+    """MultiPL-E's earliest results files (2022's R, Lua, Racket, JS, Ruby ones) keep only whole programs: the prompt
+    is what they all begin with up to a line's end, the tests what they all end with from a line's start."""
+    found = [r.get("program") if isinstance(r, dict) else None for r in results] if isinstance(results, list) else []
+    programs = [p for p in found if isinstance(p, str)]
+    if not programs or len(programs) < len(found):
+        raise CodeevalError(f"{path}: no 'prompt', 'tests' and no 'results' programs to find them in; {FIX}")
+    end = _common_prefix(programs).rfind("\n")
+    while end >= 0:  # the prompt's end moves up a line until the tests have a line of their own (same programs)
+        prompt = programs[0][: end + 1]
+        suffix = _common_prefix([p[len(prompt) :][::-1] for p in programs])[::-1]
+        if "\n" in suffix:
+            return {"prompt": prompt, "tests": suffix[suffix.find("\n") + 1 :]}
+        end = programs[0].rfind("\n", 0, end)
+    raise CodeevalError(f"{path}: no 'prompt', 'tests' and its programs share no first and last lines; {FIX}")
+
+
+def _common_prefix(texts: list[str]) -> str:
+    """The characters every text begins with (texts, not paths: os.path's helpers are for paths)."""
+    shortest = min(texts, key=len)
+    for i, char in enumerate(shortest):
+        if any(text[i] != char for text in texts):
+            return shortest[:i]
+    return shortest
 
 
 def _results(path: Path, data: Mapping[str, Any]) -> list[Loaded]:
