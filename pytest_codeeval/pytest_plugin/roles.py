@@ -347,6 +347,8 @@ class Aggregating(Role):
             from pytest_codeeval.reporting.junit import reconcile
 
             reconcile(Path(xmlpath), self.outcome)
+        if self.progress is not None:  # a run that never reached its loop (interrupted, a usage error)
+            self.progress.close()
         super().pytest_unconfigure()
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
