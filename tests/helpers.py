@@ -93,6 +93,8 @@ def interrupt_when(
                 os.killpg(process.pid, signal.SIGINT)
         try:
             status = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("still running 60 s after SIGINT:\n" + out_path.read_text()[-3000:]) from None
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
