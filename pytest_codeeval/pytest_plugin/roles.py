@@ -255,7 +255,7 @@ class Aggregating(Role):
         """Collection is finished (here, or on every xdist worker alike): generate before any sample runs."""
         self.expected_items, self.expected_samples = n_items, len(keys)
         self.benchmark.prepare(keys)
-        if keys and ProgressLines.wanted():
+        if keys and self.progress is None and ProgressLines.wanted():  # xdist: once, not per worker
             self.progress = ProgressLines.judging(len(keys))
             self.progress.start()
 

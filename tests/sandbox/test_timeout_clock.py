@@ -68,16 +68,17 @@ def executor(one_busy_core: None) -> Iterator[ZygoteExecutor]:
 
 
 def test_a_program_the_busy_machine_held_back_is_given_more_wall_time(executor: ZygoteExecutor) -> None:
-    # 0.6 s of CPU at a quarter of a core: about 2.4 s, past its 1 s wall bound
-    result = executor.run(ExecRequest(python_source=spinning(0.6), limits=Limits(cpu_seconds=3, wall_seconds=1)))
-    assert result.completed and not result.timed_out and result.wall_seconds > 1.2, result
+    # 0.6 s of CPU need more than its 0.4 s wall bound whatever share of the busy core the sample gets (a quarter
+    # of it, or more where its control group's CPU weight counts against the spinners' group as a whole)
+    result = executor.run(ExecRequest(python_source=spinning(0.6), limits=Limits(cpu_seconds=3, wall_seconds=0.4)))
+    assert result.completed and not result.timed_out and result.wall_seconds > 0.6, result
 
 
 def test_the_wall_clock_is_a_verdict_busy_or_not(executor: ZygoteExecutor) -> None:
-    limits = Limits(cpu_seconds=3, wall_seconds=1, wall_clock=True)
+    limits = Limits(cpu_seconds=3, wall_seconds=0.4, wall_clock=True)
     result = executor.run(ExecRequest(python_source=spinning(0.6), limits=limits))
-    assert result.timed_out and not result.completed and result.machinery_error is None
-    assert result.wall_seconds < 2
+    assert result.timed_out and not result.completed and result.machinery_error is None, result
+    assert result.wall_seconds < 1.5
 
 
 def test_a_sleeping_program_still_ends_at_the_wall_bound(executor: ZygoteExecutor) -> None:
