@@ -100,9 +100,14 @@ class Phases:
             self.backstop.restart(time.monotonic())
         return chunk.replace(RUN_MARK, b"", 1)
 
-    def extended(self, pid: int) -> bool:
-        """At the deadline: whether the program `pid` (with its descendants) gets one more window."""
-        if self.backstop is None or not self.backstop.extend([pid, *_descendants(pid)], self.window):
+    def extended(self) -> bool:
+        """At the deadline: whether the sample gets one more window. A sample with more processes than its cores
+        could run (plus one) never is, a fork bomb's way: counted first and cheaply, in the PID namespace's own /proc
+        (without one, the host's processes count too, and nothing is extended). Every process below the zygote is
+        the sample's (it runs one at a time): the orphans the zygote adopted are read with the program."""
+        if self.backstop is None or _processes() > self.backstop.cpus + 2:  # the zygote, and the sample's
+            return False
+        if not self.backstop.extend(_descendants(os.getpid()), self.window):
             return False
         self.deadline += self.window
         return True
@@ -236,7 +241,7 @@ class Zygote:
         try:
             while True:
                 left = phases.deadline - time.monotonic()
-                if left <= 0 and not timed_out and phases.extended(pid):
+                if left <= 0 and not timed_out and phases.extended():
                     continue
                 if left <= 0 and not timed_out:
                     timed_out = True
@@ -380,6 +385,11 @@ def reap_all(deadline: float) -> int:
             return max(1, len(_descendants(os.getpid())))
         time.sleep(pause)
         pause = min(pause * 2, 0.01)
+
+
+def _processes() -> int:
+    """How many processes /proc lists: one directory read, however many processes a fork bomb made."""
+    return sum(entry.isdigit() for entry in os.listdir("/proc"))
 
 
 def _descendants(root: int) -> list[int]:
