@@ -60,11 +60,9 @@ def py_type(annotation: Any, needs: list[str]) -> str:
 
 
 def _offsets(program: str) -> list[int]:
-    """Each line's first character's index (ast's lines count from 1: index 0 is unused)."""
-    starts = [0, 0]
-    for line in program.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
+    """Each line's first character's index (ast's lines count from 1: index 0 is unused). Lines end where the
+    parser ends them, at `\n`, `\r\n` or `\r`, not at the form feeds or U+2028 that `str.splitlines` also takes."""
+    return [0, 0] + [end.end() for end in re.finditer(r"\r\n|\r|\n", program)]
 
 
 def _place(program: str, starts: list[int], line: int, byte: int) -> int:

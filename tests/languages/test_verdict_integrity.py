@@ -433,3 +433,12 @@ def test_every_decoy_of_a_correct_program_fails(name: str) -> None:
         outcome = language.execute(language.request(variant, Limits(cpu_seconds=5)), get_executor("strict"),
                                    Limits(cpu_seconds=5))
         assert outcome.status == "failed", variant[at:]
+
+
+def test_python_expected_values_are_placed_by_the_parser_s_lines() -> None:
+    """A form feed or U+2028 in a string is no line break to Python's parser: the values' places stay exact."""
+    from pytest_codeeval.languages.python import expected_values
+
+    program = ('def f(x):\n    return "a\x0cb\u2028c" and x\n\ndef check(candidate):\n'
+               "    assert candidate(1) == 1\n    assert candidate(2) == [2]\n\ncheck(f)\n")
+    assert [program[start:end] for (start, end), _ in expected_values(program, 0)] == ["1", "[2]"]
