@@ -39,11 +39,11 @@ class CodeevalRoot(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Collector]:
         try:
-            names = self.benchmark.task_names()
+            names = self.benchmark.selection.task_names()
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
         for name in names:
-            if self.benchmark.task_may_be_selected(name):
+            if self.benchmark.selection.task_may_be_selected(name):
                 yield TaskCollector.from_parent(
                     self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", benchmark=self.benchmark
                 )
@@ -62,25 +62,25 @@ class TaskCollector(pytest.Module):
 
     def collect(self) -> Iterator[pytest.Collector]:
         try:
-            task = self.benchmark.task(self.name)
+            task = self.benchmark.tasks.task(self.name)
             reason = task.unsupported() or task.unavailable()
-            problems = [] if reason else self.benchmark.problems(self.name)
+            problems = [] if reason else self.benchmark.tasks.problems(self.name)
             # the reference's solutions are made here (a template naming a missing column fails now, one line)
-            unsolved = self.benchmark.without_solutions(task, problems) if problems and not reason else 0
+            unsolved = self.benchmark.source.unsolved(task, problems) if problems and not reason else 0
         except DataUnavailable as exc:  # named: a usage error; matched by a glob or family: skipped, the rest run
-            if self.benchmark.named(self.name):
+            if self.benchmark.selection.named(self.name):
                 raise bad_input(self, exc) from None
             reason, unsolved = exc.reason, 0
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
         if unsolved and unsolved == len(problems):
-            if self.benchmark.named(self.name):
+            if self.benchmark.selection.named(self.name):
                 raise bad_input(self, CodeevalError(f"{self.name}: {NO_SOLUTIONS}")) from None
             reason = NO_SOLUTIONS
         if reason:
             pytest.skip(f"{self.name}: {reason}")
         for problem in problems:
-            if self.benchmark.selected(f"{self.nodeid}::{problem.id}"):
+            if self.benchmark.selection.selected(f"{self.nodeid}::{problem.id}"):
                 yield ProblemCollector.from_parent(self, name=problem.id, problem=problem, benchmark=self.benchmark)
 
 
@@ -91,10 +91,10 @@ class ProblemCollector(pytest.Collector):
         self.benchmark = benchmark
 
     def collect(self) -> Iterator[pytest.Item]:
-        task = self.benchmark.task(self.problem.task)
+        task = self.benchmark.tasks.task(self.problem.task)
         reason = task.unavailable(self.problem.doc)
         try:
-            unsolved = not reason and self.benchmark.without_solutions(task, [self.problem])
+            unsolved = not reason and self.benchmark.source.unsolved(task, [self.problem])
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
         if unsolved:
@@ -103,7 +103,7 @@ class ProblemCollector(pytest.Collector):
             pytest.skip(f"{self.problem.task}: {reason}")
         for index in self.benchmark.source.sample_indices(task, self.problem):
             name = f"{SAMPLE_PREFIX}{index}"
-            if self.benchmark.selected(f"{self.nodeid}::{name}"):
+            if self.benchmark.selection.selected(f"{self.nodeid}::{name}"):
                 try:
                     yield SampleItem.from_parent(
                         self, name=name, problem=self.problem, index=index, benchmark=self.benchmark
@@ -134,7 +134,7 @@ class SampleItem(pytest.Item):
         self.user_properties.extend(
             [("codeeval_task", problem.task), ("codeeval_problem", problem.id), ("codeeval_sample", index)]
         )
-        task = benchmark.task(problem.task)
+        task = benchmark.tasks.task(problem.task)
         fixtures = task.requested_fixtures()
         if task.sandbox_paths and not task.requires_execution:
             raise CodeevalError(
@@ -177,7 +177,7 @@ class SampleItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         error = excinfo.value
         if isinstance(error, SampleFailed):
-            return describe_failure(error.record, full=self.benchmark.show_full_failures())
+            return describe_failure(error.record, full=self.benchmark.selection.show_full_failures())
         if isinstance(error, CodeevalError):
             return str(error)  # bad input: the run ends with this line (roles.py)
         # The sample could not be prepared: the task's (or a fixture's) own frames, not the plugin's and pytest's.

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from pytest_codeeval.errors import CodeevalError, DataUnavailable
+from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.evaluation.gates import Baseline, read_baseline
-from pytest_codeeval.evaluation.outcome import RunFacts, RunOutcome, finish
+from pytest_codeeval.evaluation.outcome import RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
 from pytest_codeeval.evaluation.verdicts import not_prepared
 from pytest_codeeval.generation.progress import ProgressLines
@@ -33,7 +33,6 @@ from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
 from pytest_codeeval.settings import Settings
-from pytest_codeeval.solutions import FileSource, ModelSource
 
 SOLUTIONS_COMMAND = "codeeval_solutions"  # controller to worker, on xdist's channel: the generated solutions
 MAX_LISTED_FAILURES = 20  # sample failures shown in FAILURES and the short summary without -v
@@ -90,21 +89,7 @@ class Role:
     def pytest_collection(self) -> None:
         """Unknown task names, and a generations file that does not fit its tasks, are usage errors (exit 4, one
         line), found before anything is collected (on the xdist controller too)."""
-        names = self.benchmark.task_names()
-        for name in set(names) & set(self.benchmark.settings.tasks):  # named, not matched by a glob: a task that
-            reason = self.benchmark.task(name).unsupported()  # cannot run in this version is a usage error
-            if reason:
-                raise CodeevalError(f"{name}: {reason}")
-        if isinstance(self.benchmark.source, FileSource):
-            for name in names:
-                try:
-                    self.benchmark.problems(name)
-                except pytest.skip.Exception:  # a missing toolchain: collection reports the skip
-                    pass
-                except DataUnavailable:
-                    if self.benchmark.named(name):
-                        raise
-                    # matched by a glob: collection skips it
+        self.benchmark.selection.check_tasks()
 
     def freeze(self) -> None:
         """Once the run's long-lived objects exist (items, problems, tasks; on the xdist controller, which collects
@@ -168,10 +153,7 @@ class Collecting(Role):
 
     @usage.hook
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        ids = {item.nodeid for item in items}
-        for wanted in self.benchmark.explicit_ids:
-            if not any(i == wanted or i.startswith(wanted + "::") for i in ids):
-                raise CodeevalError(f"not found: {wanted} ({self.benchmark.why_missing(wanted)})")
+        self.benchmark.selection.check_found({item.nodeid for item in items})
 
     @usage.hook
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -303,12 +285,9 @@ class Aggregating(Role):
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
-        benchmark = self.benchmark
-        facts = RunFacts(self.settings, benchmark.source.name, benchmark.source.report(), benchmark.sandbox_info(),
-                         benchmark.source.prior_verdicts(), tokens=benchmark.source.tokens(),
-                         prior_results=benchmark.source.prior_results())
+        tasks = self.benchmark.tasks
         self.outcome = finish(
-            self.results, facts, lambda task: benchmark.registry.entry(task), self.baseline,
+            self.results, self.benchmark.facts(), lambda task: tasks.registry.entry(task), self.baseline,
             seconds=time.time() - self.started, loop_ended=loop_ended, collect_only=self.config.option.collectonly,
             sample_failures=self.sample_failures, lost=self.lost,
         )
@@ -335,7 +314,8 @@ class Aggregating(Role):
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
         status = outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran)
-        write_reports(outcome, status, self.benchmark.problem_doc)  # after the status is decided: the report records it
+        # after the status is decided: the report records it
+        write_reports(outcome, status, self.benchmark.tasks.problem_doc)
         session.exitstatus = _exit_code(outcome.after_reports(status))  # a report not written fails the run
 
     @pytest.hookimpl(trylast=True)
@@ -389,9 +369,9 @@ class Controller(Aggregating):
         channel, so they are there when its samples run, on this machine or another (`--tx ssh=...`)."""
         self.selection_known(len(ids), [key for key in map(SampleKey.from_nodeid, ids) if key is not None])
         self.freeze()
-        source = self.benchmark.source
-        if isinstance(source, ModelSource) and source.prepared:
-            send_to_worker(node, SOLUTIONS_COMMAND, source.solutions())
+        solutions = self.benchmark.source.shared()
+        if solutions is not None:
+            send_to_worker(node, SOLUTIONS_COMMAND, solutions)
 
     @pytest.hookimpl(optionalhook=True)
     @usage.hook
@@ -414,7 +394,7 @@ class Controller(Aggregating):
 
     def _position(self, key: SampleKey) -> int:
         try:
-            return self.benchmark.problem(key).position
+            return self.benchmark.tasks.problem(key).position
         except CodeevalError:
             return 0
 
@@ -431,9 +411,7 @@ class Worker(Collecting):
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         super().__init__(config, settings)
-        source = self.benchmark.source
-        if isinstance(source, ModelSource):
-            receive_on_worker(config, SOLUTIONS_COMMAND, source.receive)
+        receive_on_worker(config, SOLUTIONS_COMMAND, self.benchmark.source.receive)
 
     def lookahead(self) -> Policy:
         return WorkerQueue(self.config)

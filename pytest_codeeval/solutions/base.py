@@ -1,27 +1,32 @@
-"""The contract of a solution source: which samples exist (at collection) and each one's solution (when it runs)."""
+"""The contract of a solution source: every question the run asks about where solutions come from. Each source
+answers for itself (the reference, a generations file, a model), so that nothing above it asks which kind it is."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.tasks.base import Doc, Problem, Task
+
+if TYPE_CHECKING:
+    from pytest_codeeval.tasks.registry import TaskRegistry
 
 TaskLookup = Callable[[str], Task]
 ProblemLookup = Callable[[SampleKey], Problem]
 
 
-class SolutionSource(ABC):
-    """Knows which samples exist (at collection) and gives each one's solution (when it runs)."""
+class SolutionSource(Protocol):
+    """Which samples exist (at collection), each one's solution (when it runs), and what the run says of them.
+    A source subclasses it to take the answers of a source that has nothing to say (no tasks of its own, nothing
+    to generate, no verdicts of another tool)."""
 
-    name: str
+    name: str  # where completions came from, as the reports say it: "reference", "file" or the model's name
+    where: str = "this run"  # what has the samples, in the line for a node id that matched none
+    checked_first: bool = False  # whether every selected task is checked against the source before collection
 
-    @abstractmethod
     def sample_indices(self, task: Task, problem: Problem) -> Sequence[int]: ...
 
-    @abstractmethod
     def solution(self, task: Task, problem: Problem, index: int) -> str: ...
 
     def doc(self, task: Task, problem: Problem, index: int) -> Doc:
@@ -29,15 +34,45 @@ class SolutionSource(ABC):
         tests (a MultiPL-E file's)."""
         return problem.doc
 
-    def prepare(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:  # noqa: B027
-        """Optional (only a model has something to do here): produce what `solution` will need for these samples;
-        runs once, where the model may load."""
+    def own_tasks(self, registry: TaskRegistry) -> Sequence[str]:
+        """The tasks the source names itself (a file's), checked against the registry here so that an unknown one
+        names the file, not an option: they run when --codeeval-tasks names none, and count as named."""
+        return ()
 
-    def check_task(self, task: Task, problems: Sequence[Problem]) -> None:  # noqa: B027
-        """Optional (only a file can disagree with its task): raise CodeevalError when the source does not fit the
-        task (e.g. ids a file has but the task lacks)."""
+    def check_selection(self, selected: Sequence[str]) -> None:
+        """Raise CodeevalError where the selected tasks leave every one of the source's samples out."""
+        return
+
+    def check_task(self, task: Task, problems: Sequence[Problem]) -> None:
+        """Raise CodeevalError when the source does not fit the task's problems (ids a file has but the task
+        lacks)."""
+        return
+
+    def keep(self, task: Task, problems: Sequence[Problem]) -> None:
+        """The problems of `task` the run keeps (after --codeeval-limit), for what the reports say of them."""
+        return
+
+    def unsolved(self, task: Task, problems: Sequence[Problem]) -> int:
+        """How many of these problems the source has no solution for (the reference, where a row has none): their
+        items are skipped, a task without any is not run."""
+        return 0
+
+    def prepare(self, keys: Sequence[SampleKey], task_of: TaskLookup, problem_of: ProblemLookup) -> None:
+        """Produce what `solution` will need for these samples (a model generates them); runs once, in the process
+        that may load a model."""
+        return
+
+    def shared(self) -> dict[str, str] | None:
+        """What the xdist controller sends each worker before its first item: the solutions it produced by node
+        id, or None where every process has its own (the reference's rows, a file)."""
+        return None
+
+    def receive(self, solutions: dict[str, str]) -> None:
+        """On an xdist worker: the controller's `shared` solutions, which arrive before any item is sent to run."""
+        return
 
     def report(self) -> dict[str, Any] | None:
+        """The source's statistics as the reports state them (tokens, cache hits, model loads), if it has any."""
         return None
 
     def tokens(self) -> dict[str, int]:

@@ -21,9 +21,11 @@ class FileSource(SolutionSource):
     """`--codeeval-load-generations`: items exist for exactly the samples in the file."""
 
     name = "file"
+    checked_first = True  # a file's task_ids are checked against its tasks before collection (on the controller too)
 
     def __init__(self, path: Path, task_names: Sequence[str], programs: str = "file") -> None:
         self.loaded: LoadedGenerations = load_generations(path)
+        self.where = f"the generations file {path}"
         self.task_names = list(task_names)
         self.programs = programs  # "file": a MultiPL-E file's samples run its own prompt and tests; "rows": the task's
         self.coverage: dict[str, list[int]] = {}  # task -> [problems with samples in the file, problems of the run]
@@ -40,16 +42,14 @@ class FileSource(SolutionSource):
                 "to say which task the task_ids belong to"
             )
 
-    def tasks_in_file(self) -> list[str]:
-        return sorted(self.loaded.task_sources)
-
-    def check_task_names(self, registry: TaskRegistry) -> None:
-        """Every task the file names (a line's 'task' key, a MultiPL-E file's language) exists: otherwise the error
-        names the file's line or file, not an option."""
+    def own_tasks(self, registry: TaskRegistry) -> list[str]:
+        """The tasks the file names (a line's 'task' key, a MultiPL-E file's language), each of which must exist:
+        otherwise the error names the file's line or file, not an option."""
         for name, where in self.loaded.task_sources.items():
             if name not in registry.names():
                 what = "'task'" if self.loaded.kind == "jsonl" else "the task of its name and language"
                 raise CodeevalError(f"--codeeval-load-generations={where}: {what} is {registry.unknown(name)}")
+        return sorted(self.loaded.task_sources)
 
     def check_selection(self, selected: Sequence[str]) -> None:
         """A file whose samples all name tasks (a line's 'task' key, a MultiPL-E file) that --codeeval-tasks leaves
@@ -124,7 +124,7 @@ class FileSource(SolutionSource):
                 f"(ids look like {next(iter(sorted(ids)), '?')!r}); check the file's task_ids and --codeeval-tasks"
             )
 
-    def count_coverage(self, task: Task, problems: Sequence[Problem]) -> None:
+    def keep(self, task: Task, problems: Sequence[Problem]) -> None:
         """How many of the run's problems of `task` (after --codeeval-limit) the file has samples for: a file that
         covers part of a task is scored on those only, which the summary, the report and the gates say."""
         self.coverage[task.name] = [sum(1 for p in problems if self._samples(task, p)), len(problems)]

@@ -95,22 +95,18 @@ class ModelSource(SolutionSource):
         settings = request.settings or self.settings.generation
         return settings.chat_template and not request.answer_start and request.suffix is None
 
-    @property
-    def prepared(self) -> bool:
-        return self._solutions is not None
-
-    def solutions(self) -> dict[str, str]:
-        """Every prepared sample's solution by node id: what the xdist controller sends to its workers."""
-        if self._solutions is None:
-            raise RuntimeError("no generations were prepared for this session")  # a bug, not user input
+    def shared(self) -> dict[str, str] | None:
+        """Every prepared sample's solution by node id (None before `prepare`): what the xdist controller sends to
+        its workers."""
         return self._solutions
 
     def receive(self, solutions: dict[str, str]) -> None:
-        """On an xdist worker: the controller's solutions, which arrive before any item is sent to run."""
         self._solutions = solutions
 
     def solution(self, task: Task, problem: Problem, index: int) -> str:
-        return self.solutions()[SampleKey(task.name, problem.id, index).nodeid]
+        if self._solutions is None:
+            raise RuntimeError("no generations were prepared for this session")  # a bug, not user input
+        return self._solutions[SampleKey(task.name, problem.id, index).nodeid]
 
     def report(self) -> dict[str, Any] | None:
         return self._report

@@ -26,6 +26,9 @@ class ReferenceSource(SolutionSource):
             )
         return solution
 
+    def unsolved(self, task: Task, problems: Sequence[Problem]) -> int:
+        return sum(task.get_solution(problem.doc) is None for problem in problems)
+
     def report(self) -> dict[str, Any]:
         return {"backend": "reference", "model": "reference", "model_loads": 0, "generated": 0, "cached": 0,
                 "tokens": 0, "seconds": 0.0}

@@ -26,7 +26,7 @@ class Problem:
 
 class Upstream(Protocol):
     """The run's samples of other tasks, for a task whose prompts are made from them (HumanEvalPack's Explain:
-    describe's descriptions feed synthesize). The session sets it on every task it creates."""
+    describe's descriptions feed synthesize). The registry sets it once, on every task it makes (`use_upstream`)."""
 
     def sample_count(self, task: str, problem_id: str) -> int: ...
 
@@ -90,7 +90,7 @@ class Task:
     # A local file of the evaluated split's rows (--codeeval-dataset), set by the registry.
     dataset_override: Path | None = None
     _override_read = False
-    upstream: Upstream | None = None  # other tasks' samples in this run, set by the session (see `upstream_samples`)
+    upstream: Upstream | None = None  # other tasks' samples in this run, set by the registry (see `upstream_samples`)
 
     def __init__(self, stop_words: Sequence[str] = (), requires_execution: bool = True) -> None:
         self.stop_words = list(stop_words)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.tasks.base import Task
+from pytest_codeeval.tasks.base import Task, Upstream
 from pytest_codeeval.tasks.local_data import check_rows_file
 
 DEFAULT_BUILTINS = ("humaneval",)  # the built-in tasks a run selects when it names none
@@ -72,12 +72,17 @@ class TaskRegistry:
         self._instances: dict[str, Task] = {}
         self._datasets: dict[str, Path] = {}
         self._options: dict[str, Any] = {}
+        self._upstream: Upstream | None = None
 
     def use_options(self, options: dict[str, Any]) -> None:
         """Task parameters from the command line (`--codeeval-prompt`, `--codeeval-mbppplus-mbpp-tests`, ...): given,
         as BCEH does, to the tasks whose constructor takes a parameter of that name; the others never see them,
         except `prompt` (a task without formats refuses it) and `instruction_tokens` (stop words of every task)."""
         self._options = {name: value for name, value in options.items() if value is not None}
+
+    def use_upstream(self, upstream: Upstream) -> None:
+        """The run's samples, which every task made from here reads as its `upstream` (see `Task.upstream_samples`)."""
+        self._upstream = upstream
 
     def use_datasets(self, overrides: Iterable[tuple[str, Path]]) -> None:
         """Local dataset files for tasks (`--codeeval-dataset=TASK=PATH`); the task names must exist."""
@@ -139,6 +144,7 @@ class TaskRegistry:
             if stops:
                 task.stop_words = [*task.stop_words, *stops]  # a new list: a class-wide one is never changed
             task.dataset_override = self._datasets.get(name)
+            task.upstream = self._upstream
             self._instances[name] = task
         return self._instances[name]
 
