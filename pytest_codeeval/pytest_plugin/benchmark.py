@@ -107,7 +107,8 @@ class Selection:
 
     def task_names(self) -> list[str]:
         registry = self._tasks.registry
-        patterns = list(self._settings.tasks) or list(self._own_tasks())
+        own = self._own_tasks()  # checked even when --codeeval-tasks names others: the file's line, not the option
+        patterns = list(self._settings.tasks) or list(own)
         if patterns:
             selected = registry.select(patterns)
             self._tasks.source.check_selection(selected)
