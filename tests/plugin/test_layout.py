@@ -85,6 +85,29 @@ def test_the_end_of_a_run_and_its_reports_do_not_use_pytest() -> None:
             assert not {name for name in imported if name.split(".")[0] in ("pytest", "_pytest")}, path
 
 
+def test_only_the_solution_sources_know_their_kind() -> None:
+    """Outside solutions/, a source is the `SolutionSource` protocol that `make_source` returns: no module imports
+    a kind of source (the reference, a file, a model) to ask which one it has; each answers for itself."""
+    sources = "pytest_codeeval.solutions"
+    kinds = {f"{sources}.{kind}" for kind in ("file", "model", "reference")}
+    allowed = {"SolutionSource", "make_source"}
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if module_name(path).startswith(sources):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = {alias.name for alias in node.names if alias.name in kinds}
+            elif isinstance(node, ast.ImportFrom) and node.module in kinds:
+                names = {f"{node.module}.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module == sources:
+                names = {alias.name for alias in node.names} - allowed
+            else:
+                continue
+            found.setdefault(module_name(path), set()).update(names)
+    assert {name: sorted(names) for name, names in found.items() if names} == {}
+
+
 def test_no_import_cycles() -> None:
     """A module's own package `__init__` is left out: importing a submodule runs it, that is no cycle."""
     graph = import_graph()

@@ -178,6 +178,62 @@ def shop(tmp_path: Path) -> Path:
     return path
 
 
+CHAINED = '''
+from pytest_codeeval.tasks import Task
+
+
+class Animals(Task):
+    name = "animals"
+    metrics = ("exact_match",)
+
+    def __init__(self):
+        super().__init__(requires_execution=False)
+
+    def get_dataset(self):
+        return [{"task_id": "a", "w": "cat"}, {"task_id": "b", "w": "dog"}]
+
+    def get_prompt(self, doc):
+        return "An animal:"
+
+    def get_reference(self, doc):
+        return doc["w"]
+
+
+class Retell(Animals):
+    """Each prompt is made from the run's samples of `animals`, read through `upstream`."""
+
+    name = "retell"
+
+    def get_reference(self, doc):
+        count = self.upstream.sample_count("animals", doc["task_id"])
+        return f"{count}: " + ", ".join(self.upstream.solution("animals", doc["task_id"], i) for i in range(count))
+
+    def upstream_samples(self, doc):
+        return [("animals", doc["task_id"], i) for i in range(self.upstream.sample_count("animals", doc["task_id"]))]
+
+
+def pytest_codeeval_register_tasks(registry):
+    registry.add(Animals)
+    registry.add(Retell)
+'''
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_task_reads_other_tasks_samples_of_the_run(pytester: pytest.Pytester, workers: str) -> None:
+    """A task's `upstream` is the run's samples of other tasks (HumanEvalPack's explain-synthesize reads describe's):
+    their count and solutions, here a generations file's, in every process."""
+    pytester.makeconftest(CHAINED)
+    rows = [("animals", "a", "cat"), ("animals", "a", "lion"), ("animals", "b", "dog"),
+            ("retell", "a", "2: cat, lion"), ("retell", "b", "1: cat")]
+    (pytester.path / "g.jsonl").write_text(
+        "".join(json.dumps({"task": t, "task_id": p, "completion": c}) + "\n" for t, p, c in rows)
+    )
+    result = pytester.runpytest_subprocess("--codeeval-load-generations=g.jsonl", "-n", workers, "-rf")
+    result.assert_outcomes(passed=3, failed=2)
+    for failed in ("animals::a::sample1", "retell::b::sample0"):  # in either order under xdist
+        result.stdout.fnmatch_lines([f"FAILED codeeval::{failed}*"])
+
+
 @pytest.mark.parametrize(
     "sql, message",
     [
