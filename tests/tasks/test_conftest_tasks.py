@@ -1,5 +1,6 @@
 """Tasks defined in a project's conftest.py: registration (with metric checks naming the file), user metrics,
-and resources as pytest fixtures requested by each sample, with the usual scopes, also under xdist."""
+resources as pytest fixtures requested by each sample, with the usual scopes, also under xdist, and tasks whose
+prompts or references read other tasks' samples of the run (`Task.upstream`: a file's, a model's two passes)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import report
+from servers import FakeServer
 
 from pytest_codeeval.tasks.sql import QueryError, run_query, same_rows
 
@@ -232,6 +234,73 @@ def test_a_task_reads_other_tasks_samples_of_the_run(pytester: pytest.Pytester, 
     result.assert_outcomes(passed=3, failed=2)
     for failed in ("animals::a::sample1", "retell::b::sample0"):  # in either order under xdist
         result.stdout.fnmatch_lines([f"FAILED codeeval::{failed}*"])
+
+
+RETOLD = '''
+from pytest_codeeval.tasks import Task
+
+ANIMALS = {"a": "cat", "b": "dog"}
+
+
+class Animals(Task):
+    name = "animals"
+    metrics = ("exact_match",)
+
+    def __init__(self):
+        super().__init__(requires_execution=False)
+
+    def get_dataset(self):
+        return [{"task_id": key} for key in ANIMALS]
+
+    def get_prompt(self, doc):
+        return f"Name animal {doc['task_id']}:"
+
+    def get_reference(self, doc):
+        return ANIMALS[doc["task_id"]]
+
+
+class Retell(Animals):
+    """Its prompt is the model's own answer to `animals`: generated in a second pass."""
+
+    name = "retell"
+
+    def get_prompt(self, doc):
+        return "Say again: " + self.upstream.solution("animals", doc["task_id"], 0) + "."
+
+    def upstream_samples(self, doc):
+        return [("animals", doc["task_id"], 0)]
+
+
+def pytest_codeeval_register_tasks(registry):
+    registry.add(Animals)
+    registry.add(Retell)
+'''
+
+
+class Parrot(FakeServer):
+    """Completions that name the animal a prompt asks for, or repeat what a prompt says again."""
+
+    def answer(self, body: dict) -> tuple[str, list[dict]]:
+        prompt = body["prompt"]
+        text = prompt.removeprefix("Say again: ").rstrip(".") if prompt.startswith("Say again: ") else (
+            {"Name animal a:": " cat", "Name animal b:": " dog"}[prompt])
+        return "text_completion", [{"index": 0, "finish_reason": "stop", "text": " " + text.strip()}]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_model_generates_the_samples_another_task_reads_first(pytester: pytest.Pytester, workers: str) -> None:
+    """A model's prompts made from other samples' solutions: those are generated in a first pass (here left out of
+    the selection by -k), then the prompts that read them; under xdist the controller sends both to its workers."""
+    pytester.makeconftest(RETOLD)
+    with Parrot() as server:
+        result = pytester.runpytest_subprocess(
+            "--codeeval-model=openai:fake", f"--codeeval-base-url={server.url}", "--codeeval-tasks=animals,retell",
+            "-k", "retell", "--codeeval-report=r.json", "-n", workers,
+        )
+    result.assert_outcomes(passed=2)  # -k leaves `animals` out of collection
+    prompts = sorted(body["prompt"] for body in server.seen)
+    assert prompts == ["Name animal a:", "Name animal b:", "Say again: cat.", "Say again: dog."]
+    assert report(pytester.path / "r.json")["generation"]["generated"] == 4
 
 
 @pytest.mark.parametrize(
