@@ -19,8 +19,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, spans, swap, texts_differ
-from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
-from pytest_codeeval.runners.base import Outcome, Runner, signal_name
+from pytest_codeeval.languages.proof import DECOY, MARK, NEUTERED, NOT_RUN, Proven, unfinished
+from pytest_codeeval.runners.base import Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
 
@@ -34,6 +34,13 @@ BUILD_WALL_FACTOR = 3  # the build's wall bound: this many times its CPU limit (
 BUILD_FAILED = 97  # the script's exit status when the build step failed
 # the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
 UNPROVEN = "ok (exit status only: the tests' completion is not proven for this program's form)"
+# The JVM's (Java, Scala, Clojure): its compilers are JVMs too, which C1 only and the serial collector start in about
+# half the time; its memory beside the heap (metaspace, code cache, thread stacks, the collector's tables: 33 MiB
+# committed for a clojure.main script, by -XX:NativeMemoryTracking) is kept free inside the sample's memory bound
+COMPILER_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
+NON_HEAP_BYTES = 256 * 1024**2
+JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+_JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 
 class Language(Runner):
@@ -73,7 +80,8 @@ class Language(Runner):
         """Commands that build `source`, whose text is `program` (run in order; empty for interpreted languages)."""
         return []
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
+        """The command that runs the built program, under the sample's `limits` (the JVM's heap follows them)."""
         raise NotImplementedError
 
     def source_name(self, program: str) -> str:
@@ -112,10 +120,27 @@ class Language(Runner):
         if build:  # the program's own CPU limit, apart from the compiler's; then the zygote's run-phase deadline
             lines.append(f"ulimit -S -t {cpu}; ulimit -H -t {cpu + 1}")
             lines.append(f"echo '{RUN_MARK.decode().strip()}' >&2")
-        lines.append(f"exec {shlex.join(self.run_command(source))}")
+        lines.append(f"exec {shlex.join(self.run_command(source, limits))}")
         return "\n".join(lines) + "\n"
 
+    def run(
+        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
+    ) -> Outcome:
+        """Run `program` and judge it (`data`, the task's judge data, is read by judges only). A pass is run once
+        more as a decoy (languages/decoy.py), one expected value after `tests_at` changed, and stands only if the
+        decoy does not pass."""
+        outcome = self.execute(self.request(program, limits), executor, limits)
+        if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
+            return outcome
+        rerun = self.execute(self.request(decoy.text, limits), executor, limits)
+        if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
+            return rerun
+        if rerun.status == "passed":
+            outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
+        return outcome
+
     def request(self, program: str, limits: Limits) -> ExecRequest:
+        """The sandbox request that builds and runs `program`: its source, its epilogue's files, the script."""
         source = self.source_name(program)
         proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
         if proven is not None:
@@ -154,26 +179,43 @@ class Language(Runner):
         return (self.deep_equality(LEFT, RIGHT),)
 
     # -- runner: what happened ---------------------------------------------------------------------------------
-    def classify(self, result: ExecResult) -> tuple[Status, str]:
-        return self.status_of(result, None)
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
+        """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
+        result = executor.run(request)
+        if result.machinery_error:  # the executor broke, not the model: one retry on a fresh executor
+            result = executor.run(request)
+        output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
+        if result.machinery_error:
+            return Outcome("error", f"sandbox: {result.machinery_error}", tail(output), result.wall_seconds)
+        if result.abandoned:  # charged to the sample: it made them
+            detail = f"left {result.abandoned} processes that could not be killed"
+            return Outcome("failed", detail, tail(output), result.wall_seconds)
+        status, detail = self.verdict(result, limits)
+        if status == "timeout" and detail == "timed out":
+            detail = f"timed out ({_limits(limits)})"
+        if status == "passed" and request.argv and not request.proof:
+            detail = UNPROVEN
+        return self.judge(result, Outcome(status, detail, tail(output), result.wall_seconds))
+
+    def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
+        """A judge's reading of a completed run (its own verdict, scores, judgement); languages keep `outcome`."""
+        return outcome
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
-        return self.status_of(result, limits.cpu_seconds)
-
-    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[Status, str]:
-        """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's).
-        A timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
+        """(status, detail) for a run that the sandbox completed without breaking, under the sample's `limits` (a
+        compiled language's program runs under lower limits than its build step, which the request carries). A
+        timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
         from the CPU time of a program that exited successfully."""
-        err = result.stderr
+        err, run_cpu = result.stderr, limits.cpu_seconds
         if result.build_timed_out or (f"{MARK}build-failed" in err and result.exit_code == BUILD_FAILED):
             if result.build_timed_out or "CPU time limit" in err or re.search(rf"{MARK}build-failed (152|137)", err):
                 return "failed", "compile error: the compiler ran out of its time"
             return "failed", "compile error: " + (self.compile_error(err.split(MARK)[0]) or "the build failed")
         if result.out_of_memory and not (result.exit_code == 0 and not result.signal):
             return "failed", "out of memory"
-        limit = f"{run_cpu:g} s CPU" if run_cpu is not None else "CPU limit"
+        limit = f"{run_cpu:g} s CPU"
         cpu_signal = result.signal == signal.SIGXCPU or (
-            run_cpu is not None and result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
+            result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
         if cpu_signal:  # SIGKILL: at the hard limit, after ignoring SIGXCPU
             return "timeout", f"timed out ({limit})"
         if result.timed_out:
@@ -188,18 +230,12 @@ class Language(Runner):
                 return "failed", failure
             return ("failed", said) if said else ("passed", "ok")
         compiled = bool(self.build_commands(self.source_name("")))
-        if run_cpu is not None and result.cpu_seconds >= 0.8 * run_cpu and not compiled:
+        if result.cpu_seconds >= 0.8 * run_cpu and not compiled:
             # a failure after a process of the sample was stopped at its CPU limit (bash's $(...) around a looping
             # function: the subshell ends, the script fails), whose time the kernel counts a little short of the
             # limit (1.91 of 2 s under load); no compiler's time is in this count. Never read on a successful exit
             return "timeout", f"timed out ({limit})"
         return "failed", self.runtime_error(result)
-
-    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
-        outcome = super().execute(request, executor, limits)
-        if outcome.status == "passed" and request.argv and not request.proof:
-            outcome.detail = UNPROVEN
-        return outcome
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         """Some harnesses report a failure on a zero exit status (MultiPL-E's Perl checks for ERROR)."""
@@ -265,6 +301,40 @@ class Language(Runner):
     def finalize(self, expr: Any, side: str) -> str:
         """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
         return expr
+
+
+def heap_flags(limits: Limits) -> list[str]:
+    """The JVM's heap follows the sample's memory bound, not a fixed -Xmx that failed correct programs holding
+    0.9 GiB (MultiPL-E sets none). The serial collector's old generation, where a large array must fit whole, is 2/3
+    of the heap by default: NewRatio=7 makes it 7/8, so a 2 GiB bound holds a 1.2 GiB `long[]`."""
+    heap = limits.memory_bytes - min(NON_HEAP_BYTES, limits.memory_bytes // 4)
+    return [f"-Xmx{heap // 1024**2}m", "-XX:NewRatio=7"]
+
+
+def jvm_exception(stderr: str) -> str | None:
+    """The JVM's uncaught exception by name; a failed assertion (Java's `assert`, Scala's) as such."""
+    match = _JVM_EXCEPTION.search(stderr)
+    if match is None:
+        return None
+    kind, message = match.group(1), (match.group(2) or "").strip()
+    if kind == "java.lang.AssertionError":
+        return "assertion failed" + (f": {message[:200]}" if message and message != "assertion failed" else "")
+    return f"exception: {kind}" + (f": {message[:200]}" if message else "")
+
+
+def signal_name(number: int) -> str:
+    """SIGKILL, SIGSEGV...: how a verdict names the signal that ended a program."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _limits(limits: Limits) -> str:
+    """The limits a timed-out sample ran under, as a reader needs them to judge the verdict."""
+    wall = f"{limits.wall_seconds:g} s wall clock" if limits.wall_seconds is not None else \
+        f"{limits.wall_bound():g} s wall-clock backstop"
+    return f"{limits.cpu_seconds:g} s CPU; {wall}"
 
 
 @cache

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.cfamily import ClassWrapped
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _USINGS = (
     "System",
@@ -102,7 +102,7 @@ class CSharp(ClassWrapped):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["mcs", "-d:DEBUG", "-r:System.Numerics.dll", source, "-out:program.exe"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["mono", "program.exe"]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:

@@ -15,7 +15,7 @@ from pytest_codeeval.languages.base import describe
 from pytest_codeeval.languages.proof import Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage, is_ellipsis
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _SIMPLE = {"int": "Int", "float": "Double", "bool": "Bool", "str": "String"}
 
@@ -118,7 +118,7 @@ class Swift(TypedLanguage):
         # the module cache in the sample's private /tmp (the home directory is hidden in the sandbox)
         return [["swiftc", "-module-cache-path", "/tmp/.swift-module-cache", source, "-o", "program"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def compile_error(self, log: str) -> str:
