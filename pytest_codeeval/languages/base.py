@@ -43,17 +43,14 @@ JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap,
 _JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 
-class Language(Runner):
-    """Subclass per language, in one module under `pytest_codeeval/languages/`. Class attributes say what the
-    language is; the translator methods (`translate_prompt`, `gen_*`, ...) follow MultiPL-E's `Translator`."""
+class Translator:
+    """MultiPL-E's translator interface (its `Translator`): a Python problem's prompt and tests written in the
+    language (languages/translate.py walks them). The typed translators' shared syntax extends it (typed.py); each
+    language's class joins its translator to its runner, `Language`."""
 
     name: ClassVar[str] = ""  # MultiPL-E's short name: js, java, rs, ... (the `multiple-<name>` task)
     title: ClassVar[str] = ""  # the language's name as MultiPL-E's terms.csv writes it
-    file_ext: ClassVar[str] = ""
-    filename: ClassVar[str] = ""  # the source file's name in the scratch directory (default: program.<ext>)
     stop: ClassVar[tuple[str, ...]] = ()
-    tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
-    package: ClassVar[str] = ""  # what to install when a tool is missing (Debian package names)
     # MultiPL-E's prompt terminology (terms.csv): Python's words for array, list, tuple, dictionary, None, True, False
     terms: ClassVar[tuple[str, str, str, str, str, str, str]] = (
         "array",
@@ -64,16 +61,77 @@ class Language(Runner):
         "True",
         "False",
     )
+    comment: ClassVar[str] = "//"  # line comment for the prompt's description
+    dict_arrow: ClassVar[str] = ": "  # between a dictionary literal's key and value
+
+    # -- MultiPL-E's interface -------------------------------------------------------------------------------------
+    def describe(self, description: str, indent: str = "") -> str:
+        """The docstring as line comments: the first line right after the comment marker, the others after it and
+        a space, MultiPL-E's layout."""
+        return describe(description, f"{indent}{self.comment} ", f"{indent}{self.comment}") + "\n"
+
+    def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
+        raise NotImplementedError
+
+    def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
+        raise NotImplementedError
+
+    def test_suite_suffix_lines(self) -> list[str]:
+        raise NotImplementedError
+
+    def deep_equality(self, left: Any, right: Any) -> str:
+        raise NotImplementedError
+
+    def gen_literal(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def gen_var(self, name: str) -> Any:
+        return name
+
+    def gen_list(self, items: list[Any]) -> Any:
+        return "[" + ", ".join(items) + "]"
+
+    def gen_tuple(self, items: list[Any]) -> Any:
+        return self.gen_list(items)
+
+    def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
+        return "{" + ", ".join(f"{k}{self.dict_arrow}{v}" for k, v in zip(keys, values, strict=True)) + "}"
+
+    def gen_set(self, items: list[Any]) -> Any:
+        """A set: most of MultiPL-E's translators have none, and leave the problem out (whatever a translator
+        raises leaves the problem out)."""
+        raise NotImplementedError(f"{self.title}'s translation writes no sets")
+
+    def gen_call(self, func: Any, args: list[Any]) -> Any:
+        return f"{func}(" + ", ".join(args) + ")"
+
+    def finalize(self, expr: Any, side: str) -> str:
+        """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
+        return expr
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        """The tests' assertion statements rendered with `LEFT` and `RIGHT` (asked of a fresh instance,
+        without a problem's translation state): the translator's own `deep_equality`, which the decoy finds."""
+        return (self.deep_equality(LEFT, RIGHT),)
+
+
+class Language(Translator, Runner):
+    """A language: its translator (`Translator`, or a typed one of typed.py) and its runner, in one module under
+    `pytest_codeeval/languages/`, which says how its program is assembled (`proof`) and the commands that build
+    and run it (`build_commands`, `run_command`); this class is the machinery every language's runner shares."""
+
+    file_ext: ClassVar[str] = ""
+    filename: ClassVar[str] = ""  # the source file's name in the scratch directory (default: program.<ext>)
+    tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
+    package: ClassVar[str] = ""  # what to install when a tool is missing (Debian package names)
     # RLIMIT_AS, when the runtime reserves more address space than it uses (its memory stays the task's: the
     # control group bounds it)
     address_space_bytes: ClassVar[int | None] = None
     build_cpu_seconds: ClassVar[float] = BUILD_CPU_SECONDS
     env: ClassVar[dict[str, str]] = {}
     timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
-    comment: ClassVar[str] = "//"  # line comment for the prompt's description
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
-    dict_arrow: ClassVar[str] = ": "  # between a dictionary literal's key and value
 
     # -- runner: what to run -----------------------------------------------------------------------------------
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -173,11 +231,6 @@ class Language(Runner):
         places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
         return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
 
-    def decoy_templates(self) -> tuple[str, ...]:
-        """The tests' assertion statements rendered with `LEFT` and `RIGHT` (asked of a fresh instance,
-        without a problem's translation state): the translator's own `deep_equality`."""
-        return (self.deep_equality(LEFT, RIGHT),)
-
     # -- runner: what happened ---------------------------------------------------------------------------------
     def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
@@ -256,51 +309,6 @@ class Language(Runner):
             return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
-
-    # -- translator (MultiPL-E's interface) ----------------------------------------------------------------------
-    def describe(self, description: str, indent: str = "") -> str:
-        """The docstring as line comments: the first line right after the comment marker, the others after it and
-        a space, MultiPL-E's layout."""
-        return describe(description, f"{indent}{self.comment} ", f"{indent}{self.comment}") + "\n"
-
-    def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str | None:
-        raise NotImplementedError
-
-    def test_suite_prefix_lines(self, entry_point: str) -> list[str]:
-        raise NotImplementedError
-
-    def test_suite_suffix_lines(self) -> list[str]:
-        raise NotImplementedError
-
-    def deep_equality(self, left: Any, right: Any) -> str:
-        raise NotImplementedError
-
-    def gen_literal(self, value: Any) -> Any:
-        raise NotImplementedError
-
-    def gen_var(self, name: str) -> Any:
-        return name
-
-    def gen_list(self, items: list[Any]) -> Any:
-        return "[" + ", ".join(items) + "]"
-
-    def gen_tuple(self, items: list[Any]) -> Any:
-        return self.gen_list(items)
-
-    def gen_dict(self, keys: list[Any], values: list[Any]) -> Any:
-        return "{" + ", ".join(f"{k}{self.dict_arrow}{v}" for k, v in zip(keys, values, strict=True)) + "}"
-
-    def gen_set(self, items: list[Any]) -> Any:
-        """A set: most of MultiPL-E's translators have none, and leave the problem out (whatever a translator
-        raises leaves the problem out)."""
-        raise NotImplementedError(f"{self.title}'s translation writes no sets")
-
-    def gen_call(self, func: Any, args: list[Any]) -> Any:
-        return f"{func}(" + ", ".join(args) + ")"
-
-    def finalize(self, expr: Any, side: str) -> str:
-        """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
-        return expr
 
 
 def heap_flags(limits: Limits) -> list[str]:

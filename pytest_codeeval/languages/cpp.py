@@ -9,6 +9,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -48,7 +49,7 @@ void codeeval_proof() {{
 _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?:\s+what\(\):\s*(.*))?")
 
 
-class Cpp(CFamily):
+class Cpp(CFamily, Language):
     name = "cpp"
     title = "C++"
     file_ext = "cpp"

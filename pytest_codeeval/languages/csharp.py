@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cfamily import ClassWrapped
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -70,7 +71,7 @@ def pascal_case(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
 
 
-class CSharp(ClassWrapped):
+class CSharp(ClassWrapped, Language):
     name = "cs"
     title = "C#"
     int_suffix = "L"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
@@ -41,7 +42,7 @@ D_PROOF = f"""    {{
     }}"""
 
 
-class D(TypedLanguage):
+class D(TypedLanguage, Language):
     name = "d"
     title = "D"
     file_ext = "d"

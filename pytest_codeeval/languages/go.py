@@ -13,7 +13,7 @@ import warnings
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
@@ -82,7 +82,7 @@ _FAIL = re.compile(r"^\s*--- FAIL: (\w+)", re.MULTILINE)
 _PANIC = re.compile(r"^panic: (.*)$", re.MULTILINE)
 
 
-class Go(TypedLanguage):
+class Go(TypedLanguage, Language):
     name = "go"
     title = "Go"
     file_ext = "go"

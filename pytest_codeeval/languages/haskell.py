@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -34,7 +34,7 @@ def camel_case(name: str) -> str:
     return name[0].lower() + joined[1:]
 
 
-class Haskell(Coerced):
+class Haskell(Coerced, Language):
     name = "hs"
     title = "Haskell"
     file_ext = "hs"

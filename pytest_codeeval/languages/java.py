@@ -6,7 +6,7 @@ import os
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, heap_flags, jvm_exception
+from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
 from pytest_codeeval.languages.jvm import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -36,7 +36,7 @@ JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
       }} catch (java.io.IOException codeevalError) {{ throw new RuntimeException(codeevalError); }} }}"""
 
 
-class Java(Jvm):
+class Java(Jvm, Language):
     name = "java"
     title = "Java"
     file_ext = "java"

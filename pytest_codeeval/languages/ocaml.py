@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -38,7 +38,7 @@ let () =
 """
 
 
-class OCaml(Coerced):
+class OCaml(Coerced, Language):
     name = "ml"
     title = "OCaml"
     file_ext = "ml"

@@ -11,7 +11,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced, generic, named
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
@@ -45,7 +45,7 @@ fn codeeval_proof() {{
 _PANIC = re.compile(r"panicked at (?:'(.*?)', )?[^\n]*?(?::\n(.*))?$", re.MULTILINE)
 
 
-class Rust(Coerced):
+class Rust(Coerced, Language):
     name = "rs"
     title = "Rust"
     file_ext = "rs"

@@ -13,7 +13,7 @@ import shutil
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, heap_flags, jvm_exception
+from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
 from pytest_codeeval.languages.jvm import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
@@ -38,7 +38,7 @@ SCALA_PROOF = f"""    {{
     }}"""
 
 
-class Scala(Jvm):
+class Scala(Jvm, Language):
     name = "scala"
     title = "Scala"
     file_ext = "scala"

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage, is_ellipsis
@@ -90,7 +90,7 @@ UNIT = SwiftType("Tuple")  # Python's None as a type
 ANY = SwiftType("AnyHashable")  # also what a value inside an untyped one is written at
 
 
-class Swift(TypedLanguage):
+class Swift(TypedLanguage, Language):
     name = "swift"
     title = "Swift"
     file_ext = "swift"
