@@ -1,5 +1,6 @@
-"""A language: its translator (Python problems to this language, MultiPL-E's interface) and its runner (how to
-build and run a program in the sandbox, and how to read what happened).
+"""What every language shares: `Translator`, MultiPL-E's interface for writing Python problems in the language,
+and `Language`, the one runner machinery (the sandbox request and its script, the verdict, the proof and decoy
+runs, the JVM's flags), so that a language's module and this one say all there is about how its programs run.
 
 The program runs under `/bin/sh` with a short script made here: the build step (a compiler, if any) runs first
 under its own bounds (`build_cpu_seconds` of CPU per compiler process, three times that of wall time), then the
