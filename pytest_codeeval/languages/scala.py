@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
-from pytest_codeeval.languages.jvm import Jvm
+from pytest_codeeval.languages.cfamily import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult, Limits
