@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -12,6 +13,8 @@ from typing import Any, ClassVar
 from pytest_codeeval.languages.python import Python
 from pytest_codeeval.runners.base import Outcome
 from pytest_codeeval.sandbox.api import ExecRequest, Executor, Limits
+
+MAX_CPU = 86400.0  # a harness's CPU limit at most, however many runs it makes
 
 
 @cache
@@ -40,8 +43,12 @@ class Judge(Python):
     def concluded(self, outcome: Outcome, spec: dict[str, Any]) -> Outcome:
         return outcome
 
-    def harnessed(self, program: str, limits: Limits, spec: dict[str, Any]) -> ExecRequest:
-        """The judge's harness, run under its own `limits`, with the sample as solution.py and `spec` beside it."""
+    def harnessed(self, program: str, limits: Limits, spec: dict[str, Any], runs: int) -> ExecRequest:
+        """The judge's harness, with the sample as solution.py and `spec` beside it, under limits of its own: the
+        sample's (`limits`, per run) for each of its `runs` and one more, and a second each for its work around them."""
+        per_run = limits.cpu_seconds
+        limits = replace(limits, cpu_seconds=min(MAX_CPU, (per_run + 1) * (runs + 1)),
+                         wall_seconds=(3 * per_run + 3) * (runs + 1) + 10)
         files = (("solution.py", program.encode("utf-8", "surrogatepass")), (self.spec_file, json.dumps(spec).encode()))
         source = harness_source(self.harness)
         return ExecRequest(python_source=source, filename="harness.py", limits=limits, files=files)

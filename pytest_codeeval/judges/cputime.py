@@ -10,11 +10,10 @@ Judge data: {"entry_point": "methodName", "tests": [{"input": [args...], "expect
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pytest_codeeval.judges.base import Judge
-from pytest_codeeval.judges.stdio import MAX_CPU, read_verdict
+from pytest_codeeval.judges.stdio import read_verdict
 from pytest_codeeval.runners.base import Outcome, tail
 from pytest_codeeval.samples import SampleRecord
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
@@ -65,13 +64,8 @@ class CpuTimeJudge(Judge):
         spec.setdefault("references", [])
         spec["rounds"] = max(1, int(spec.get("rounds", ROUNDS)))
         spec["min_cpu"] = float(spec.get("min_cpu", MIN_CPU))
-        per_run = limits.cpu_seconds
-        spec["timeout"] = per_run
-        runs = (spec["rounds"] + 1) * (len(spec["references"]) + 1)
-        # the harness's own limits: every run's time, and a second each for the harness's work around it
-        whole = replace(limits, cpu_seconds=min(MAX_CPU, (per_run + 1) * (runs + 1)),
-                        wall_seconds=(3 * per_run + 3) * (runs + 1) + 10)
-        return self.harnessed(program, whole, spec)
+        spec["timeout"] = limits.cpu_seconds
+        return self.harnessed(program, limits, spec, runs=(spec["rounds"] + 1) * (len(spec["references"]) + 1))
 
     def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
         verdict = read_verdict(result.stdout, RESULT_MARK)

@@ -7,7 +7,6 @@ test; the sample passes when every test does."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from pytest_codeeval.judges.base import Judge
@@ -15,7 +14,6 @@ from pytest_codeeval.runners.base import Outcome, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
 RESULT_MARK = "@@codeeval-stdio "
-MAX_CPU = 86400.0
 
 
 def _text(value: Any) -> Any:
@@ -42,15 +40,10 @@ class StdioJudge(Judge):
     harness, spec_file = "stdio_harness.py", "tests.json"
 
     def judged(self, program: str, limits: Limits, spec: dict[str, Any]) -> ExecRequest:
-        per_test = limits.cpu_seconds
         spec.setdefault("inputs", [])
         spec.setdefault("outputs", [])
-        spec["timeout"] = per_test
-        tests = max(1, len(spec["inputs"]))
-        # the harness's own limits: every test's time and a second each for the harness's work around it
-        cpu = min(MAX_CPU, (per_test + 1) * (tests + 1))
-        whole = replace(limits, cpu_seconds=cpu, wall_seconds=(3 * per_test + 3) * (tests + 1) + 10)
-        return self.harnessed(program, whole, spec)
+        spec["timeout"] = limits.cpu_seconds  # per test
+        return self.harnessed(program, limits, spec, runs=max(1, len(spec["inputs"])))
 
     def concluded(self, outcome: Outcome, spec: dict[str, Any]) -> Outcome:
         outcome.judgement["tests_total"] = len(spec["inputs"])
