@@ -6,14 +6,14 @@ stream), and an answer that starts with `failed:` (how the harness records a fai
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from pytest_codeeval.languages.python import Python
+from pytest_codeeval.judges.base import Judge
 from pytest_codeeval.runners.base import Outcome
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.sandbox.api import ExecResult, Executor, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
 TOLERANCE = 1e-3  # bigcode-evaluation-harness's pal_code_exec: |answer - reference| < 1e-3
 FAILED_MARK = "failed:"  # the harness's prefix of a failed run's result: such an answer is left out
@@ -42,14 +42,14 @@ def last_line(stdout: str) -> str | None:
     return stdout.removesuffix("\n").rsplit("\n", 1)[-1].strip() if stdout else None
 
 
-class AnswerJudge(Python):
+class AnswerJudge(Judge):
     """Judge data: {"expected": value}. The sample passes when it ran and its last printed line matches."""
 
-    def run(
-        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
-    ) -> Outcome:  # its own harness judges: no decoy (`tests_at` unused)
-        outcome = self.execute(self.request(STDERR_WITH_STDOUT + program, limits), executor, limits)
-        expected = json.loads(data)["expected"] if data else None
+    def judged(self, program: str, limits: Limits, spec: dict[str, Any]) -> ExecRequest:
+        return self.request(STDERR_WITH_STDOUT + program, limits)
+
+    def concluded(self, outcome: Outcome, spec: dict[str, Any]) -> Outcome:
+        expected = spec.get("expected")
         outcome.judgement["expected"] = expected
         return self._compare(outcome, expected)
 

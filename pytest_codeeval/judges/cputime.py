@@ -9,27 +9,18 @@ Judge data: {"entry_point": "methodName", "tests": [{"input": [args...], "expect
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from functools import cache
-from pathlib import Path
+from typing import Any
 
-from pytest_codeeval.judges.stdio import MAX_CPU, read_verdict
-from pytest_codeeval.languages.python import Python
+from pytest_codeeval.judges.base import Judge
+from pytest_codeeval.judges.stdio import read_verdict
 from pytest_codeeval.runners.base import Outcome, tail
 from pytest_codeeval.samples import SampleRecord
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
-HARNESS = Path(__file__).with_name("cputime_harness.py")
 RESULT_MARK = "@@codeeval-cputime "
 ROUNDS = 5  # timed runs of the sample and of each reference after the sample's first, checking run
 MIN_CPU = 0.02  # CPU seconds a run spends at least, repeating its pass over the tests (see docs/tasks.md)
-
-
-@cache
-def harness_source() -> str:
-    return HARNESS.read_text(encoding="utf-8")
 
 
 def beyond(runtime: float | None, references: Sequence[float]) -> float | None:
@@ -65,26 +56,16 @@ def _failure_text(failure: Mapping) -> str:
     return "\n".join(parts) + "\n" if parts else ""
 
 
-class CpuTimeJudge(Python):
-    def run(
-        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
-    ) -> Outcome:  # its own harness judges: no decoy (`tests_at` unused)
-        spec = json.loads(data or "{}")
+class CpuTimeJudge(Judge):
+    harness, spec_file = "cputime_harness.py", "spec.json"
+
+    def judged(self, program: str, limits: Limits, spec: dict[str, Any]) -> ExecRequest:
         spec.setdefault("tests", [])
         spec.setdefault("references", [])
         spec["rounds"] = max(1, int(spec.get("rounds", ROUNDS)))
         spec["min_cpu"] = float(spec.get("min_cpu", MIN_CPU))
-        per_run = limits.cpu_seconds
-        spec["timeout"] = per_run
-        runs = (spec["rounds"] + 1) * (len(spec["references"]) + 1)
-        # the harness's own limits: every run's time, and a second each for the harness's work around it
-        whole = replace(limits, cpu_seconds=min(MAX_CPU, (per_run + 1) * (runs + 1)),
-                        wall_seconds=(3 * per_run + 3) * (runs + 1) + 10)
-        request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole,
-            files=(("solution.py", program.encode("utf-8", "surrogatepass")), ("spec.json", json.dumps(spec).encode())),
-        )
-        return self.execute(request, executor, limits)
+        spec["timeout"] = limits.cpu_seconds
+        return self.harnessed(program, limits, spec, runs=(spec["rounds"] + 1) * (len(spec["references"]) + 1))
 
     def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
         verdict = read_verdict(result.stdout, RESULT_MARK)

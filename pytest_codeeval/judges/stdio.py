@@ -7,23 +7,13 @@ test; the sample passes when every test does."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from pytest_codeeval.languages.python import Python
+from pytest_codeeval.judges.base import Judge
 from pytest_codeeval.runners.base import Outcome, tail
-from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
+from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
-HARNESS = Path(__file__).with_name("stdio_harness.py")
 RESULT_MARK = "@@codeeval-stdio "
-MAX_CPU = 86400.0
-
-
-@cache
-def harness_source() -> str:
-    return HARNESS.read_text(encoding="utf-8")
 
 
 def _text(value: Any) -> Any:
@@ -46,25 +36,16 @@ def read_verdict(stdout: str, mark: str = RESULT_MARK) -> dict | None:
     return None
 
 
-class StdioJudge(Python):
-    def run(
-        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
-    ) -> Outcome:  # its own harness judges: no decoy (`tests_at` unused)
-        spec = json.loads(data or "{}")
-        per_test = limits.cpu_seconds
+class StdioJudge(Judge):
+    harness, spec_file = "stdio_harness.py", "tests.json"
+
+    def judged(self, program: str, limits: Limits, spec: dict[str, Any]) -> ExecRequest:
         spec.setdefault("inputs", [])
         spec.setdefault("outputs", [])
-        spec["timeout"] = per_test
-        tests = max(1, len(spec["inputs"]))
-        # the harness's own limits: every test's time and a second each for the harness's work around it
-        cpu = min(MAX_CPU, (per_test + 1) * (tests + 1))
-        whole = replace(limits, cpu_seconds=cpu, wall_seconds=(3 * per_test + 3) * (tests + 1) + 10)
-        request = ExecRequest(
-            python_source=harness_source(), filename="harness.py", limits=whole,
-            files=(("solution.py", program.encode("utf-8", "surrogatepass")),
-                   ("tests.json", json.dumps(spec).encode())),
-        )
-        outcome = self.execute(request, executor, limits)
+        spec["timeout"] = limits.cpu_seconds  # per test
+        return self.harnessed(program, limits, spec, runs=max(1, len(spec["inputs"])))
+
+    def concluded(self, outcome: Outcome, spec: dict[str, Any]) -> Outcome:
         outcome.judgement["tests_total"] = len(spec["inputs"])
         return outcome
 

@@ -1,5 +1,6 @@
-"""A language: its translator (Python problems to this language, MultiPL-E's interface) and its runner (how to
-build and run a program in the sandbox, and how to read what happened).
+"""What every language shares: `Translator`, MultiPL-E's interface for writing Python problems in the language,
+and `Language`, the one runner machinery (the sandbox request and its script, the verdict, the proof and decoy
+runs, the JVM's flags), so that a language's module and this one say all there is about how its programs run.
 
 The program runs under `/bin/sh` with a short script made here: the build step (a compiler, if any) runs first
 under its own bounds (`build_cpu_seconds` of CPU per compiler process, three times that of wall time), then the
@@ -19,8 +20,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, spans, swap, texts_differ
-from pytest_codeeval.languages.proof import MARK, NEUTERED, NOT_RUN, Proven, unfinished
-from pytest_codeeval.runners.base import Outcome, Runner, signal_name
+from pytest_codeeval.languages.proof import DECOY, MARK, NEUTERED, NOT_RUN, Proven, unfinished
+from pytest_codeeval.runners.base import Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
 
@@ -34,19 +35,23 @@ BUILD_WALL_FACTOR = 3  # the build's wall bound: this many times its CPU limit (
 BUILD_FAILED = 97  # the script's exit status when the build step failed
 # the detail of a pass that only the exit status shows (a program whose tests are in no form its language proves)
 UNPROVEN = "ok (exit status only: the tests' completion is not proven for this program's form)"
+# The JVM's (Java, Scala, Clojure): its compilers are JVMs too, which C1 only and the serial collector start in about
+# half the time; its memory beside the heap (metaspace, code cache, thread stacks, the collector's tables: 33 MiB
+# committed for a clojure.main script, by -XX:NativeMemoryTracking) is kept free inside the sample's memory bound
+COMPILER_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
+NON_HEAP_BYTES = 256 * 1024**2
+JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+_JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 
-class Language(Runner):
-    """Subclass per language, in one module under `pytest_codeeval/languages/`. Class attributes say what the
-    language is; the translator methods (`translate_prompt`, `gen_*`, ...) follow MultiPL-E's `Translator`."""
+class Translator:
+    """MultiPL-E's translator interface (its `Translator`): a Python problem's prompt and tests written in the
+    language (languages/translate.py walks them). The typed translators' shared syntax extends it (typed.py); each
+    language's class joins its translator to its runner, `Language`."""
 
     name: ClassVar[str] = ""  # MultiPL-E's short name: js, java, rs, ... (the `multiple-<name>` task)
     title: ClassVar[str] = ""  # the language's name as MultiPL-E's terms.csv writes it
-    file_ext: ClassVar[str] = ""
-    filename: ClassVar[str] = ""  # the source file's name in the scratch directory (default: program.<ext>)
     stop: ClassVar[tuple[str, ...]] = ()
-    tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
-    package: ClassVar[str] = ""  # what to install when a tool is missing (Debian package names)
     # MultiPL-E's prompt terminology (terms.csv): Python's words for array, list, tuple, dictionary, None, True, False
     terms: ClassVar[tuple[str, str, str, str, str, str, str]] = (
         "array",
@@ -57,171 +62,10 @@ class Language(Runner):
         "True",
         "False",
     )
-    # RLIMIT_AS, when the runtime reserves more address space than it uses (its memory stays the task's: the
-    # control group bounds it)
-    address_space_bytes: ClassVar[int | None] = None
-    build_cpu_seconds: ClassVar[float] = BUILD_CPU_SECONDS
-    env: ClassVar[dict[str, str]] = {}
-    timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
     comment: ClassVar[str] = "//"  # line comment for the prompt's description
-    quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
-    helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     dict_arrow: ClassVar[str] = ": "  # between a dictionary literal's key and value
 
-    # -- runner: what to run -----------------------------------------------------------------------------------
-    def build_commands(self, source: str, program: str = "") -> list[list[str]]:
-        """Commands that build `source`, whose text is `program` (run in order; empty for interpreted languages)."""
-        return []
-
-    def run_command(self, source: str) -> list[str]:
-        raise NotImplementedError
-
-    def source_name(self, program: str) -> str:
-        """The source file's name (Java's must follow its public class)."""
-        return self.filename or f"program.{self.file_ext}"
-
-    def missing_tools(self) -> list[str]:
-        return [tool for tool in self.tools if shutil.which(tool) is None]
-
-    def unavailable(self) -> str | None:
-        """One line naming what to install, when this machine cannot run the language; None when it can."""
-        missing = self.missing_tools()
-        if not missing:
-            return None
-        return (
-            f"{self.title} toolchain not installed ({', '.join(missing)} not found): "
-            f"apt-get install {self.package} (or make setup LANGS={self.name})"
-        )
-
-    def limits(self, limits: Limits) -> Limits:
-        if self.address_space_bytes is None:
-            return limits
-        return replace(limits, address_space_bytes=max(limits.address_space(), self.address_space_bytes))
-
-    def script(self, source: str, limits: Limits, program: str = "") -> str:
-        lines = ["set -u"] + [f"export {key}={shlex.quote(value)}" for key, value in self.env.items()]
-        build = self.build_commands(source, program)
-        cpu = max(1, int(limits.cpu_seconds + 0.999))
-        if build and cpu > self.build_cpu_seconds:  # the request's CPU limit is the program's: lowered for the build
-            lines.append(f"ulimit -S -t {int(self.build_cpu_seconds + 0.999)}")
-        for command in build:
-            lines.append(
-                f"{shlex.join(command)} >.build.log 2>&1 || "
-                f"{{ s=$?; cat .build.log >&2; echo '{MARK}build-failed' $s >&2; exit {BUILD_FAILED}; }}"
-            )
-        if build:  # the program's own CPU limit, apart from the compiler's; then the zygote's run-phase deadline
-            lines.append(f"ulimit -S -t {cpu}; ulimit -H -t {cpu + 1}")
-            lines.append(f"echo '{RUN_MARK.decode().strip()}' >&2")
-        lines.append(f"exec {shlex.join(self.run_command(source))}")
-        return "\n".join(lines) + "\n"
-
-    def request(self, program: str, limits: Limits) -> ExecRequest:
-        source = self.source_name(program)
-        proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
-        if proven is not None:
-            program = proven.text
-        limits = self.limits(limits)
-        files = (
-            (source, program.encode("utf-8", "surrogatepass")),
-            *((name, text.encode()) for name, text in (proven.files if proven else ())),
-            (".run.sh", self.script(source, limits, program).encode()),
-        )
-        run_wall = None
-        if self.build_commands(source):  # two phases: the request's limits bound the build's
-            run_wall = limits.wall_bound()
-            limits = replace(limits, cpu_seconds=max(self.build_cpu_seconds, limits.cpu_seconds),
-                             wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
-        return ExecRequest(
-            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits,
-            run_wall_seconds=run_wall, proof=proven is not None,
-        )
-
-    def proof(self, program: str) -> Proven | None:
-        """`program` as built for execution with its epilogue, which proves that the tests ran to their end and that
-        their assertions still fail (languages/proof.py); None where this program's tests are in no form the language
-        knows, and only its exit status decides (the detail of its pass says so)."""
-        return None
-
-    def decoy(self, program: str, tests_at: int) -> Decoy | None:
-        """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates."""
-        end = program.find(self.helpers, tests_at) if self.helpers else -1
-        places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
-        return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
-
-    def decoy_templates(self) -> tuple[str, ...]:
-        """The tests' assertion statements rendered with `LEFT` and `RIGHT` (asked of a fresh instance,
-        without a problem's translation state): the translator's own `deep_equality`."""
-        return (self.deep_equality(LEFT, RIGHT),)
-
-    # -- runner: what happened ---------------------------------------------------------------------------------
-    def classify(self, result: ExecResult) -> tuple[Status, str]:
-        return self.status_of(result, None)
-
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
-        return self.status_of(result, limits.cpu_seconds)
-
-    def status_of(self, result: ExecResult, run_cpu: float | None) -> tuple[Status, str]:
-        """(status, detail). `run_cpu`: the program's CPU limit (a compiled program's is lower than the request's).
-        A timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
-        from the CPU time of a program that exited successfully."""
-        err = result.stderr
-        if result.build_timed_out or (f"{MARK}build-failed" in err and result.exit_code == BUILD_FAILED):
-            if result.build_timed_out or "CPU time limit" in err or re.search(rf"{MARK}build-failed (152|137)", err):
-                return "failed", "compile error: the compiler ran out of its time"
-            return "failed", "compile error: " + (self.compile_error(err.split(MARK)[0]) or "the build failed")
-        if result.out_of_memory and not (result.exit_code == 0 and not result.signal):
-            return "failed", "out of memory"
-        limit = f"{run_cpu:g} s CPU" if run_cpu is not None else "CPU limit"
-        cpu_signal = result.signal == signal.SIGXCPU or (
-            run_cpu is not None and result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
-        if cpu_signal:  # SIGKILL: at the hard limit, after ignoring SIGXCPU
-            return "timeout", f"timed out ({limit})"
-        if result.timed_out:
-            return "timeout", "timed out (wall-clock bound)"
-        if result.exit_code == 0 and not result.signal:
-            # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
-            # the runtime's own report of a failure; else, without the epilogue's token, what the epilogue counted,
-            # or the tests never finished
-            said = unfinished(err) if not result.completed else None
-            failure = said if said in (NEUTERED, NOT_RUN) else self.failure_despite_success(result)
-            if failure:
-                return "failed", failure
-            return ("failed", said) if said else ("passed", "ok")
-        compiled = bool(self.build_commands(self.source_name("")))
-        if run_cpu is not None and result.cpu_seconds >= 0.8 * run_cpu and not compiled:
-            # a failure after a process of the sample was stopped at its CPU limit (bash's $(...) around a looping
-            # function: the subshell ends, the script fails), whose time the kernel counts a little short of the
-            # limit (1.91 of 2 s under load); no compiler's time is in this count. Never read on a successful exit
-            return "timeout", f"timed out ({limit})"
-        return "failed", self.runtime_error(result)
-
-    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
-        outcome = super().execute(request, executor, limits)
-        if outcome.status == "passed" and request.argv and not request.proof:
-            outcome.detail = UNPROVEN
-        return outcome
-
-    def failure_despite_success(self, result: ExecResult) -> str | None:
-        """Some harnesses report a failure on a zero exit status (MultiPL-E's Perl checks for ERROR)."""
-        return None
-
-    def compile_error(self, log: str) -> str:
-        """The first error line of the compiler's output."""
-        for line in log.splitlines():
-            if "error" in line.lower():
-                return line.strip()[:300]
-        lines = [line for line in log.splitlines() if line.strip()]
-        return lines[0].strip()[:300] if lines else ""
-
-    def runtime_error(self, result: ExecResult) -> str:
-        """The detail of a failed run: an assertion, an exception, a signal. Subclasses read their runtime's
-        messages; this default names the signal or the exit status and the last line written to stderr."""
-        if result.signal:
-            return f"killed by {signal_name(result.signal)}"
-        last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
-        return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
-
-    # -- translator (MultiPL-E's interface) ----------------------------------------------------------------------
+    # -- MultiPL-E's interface -------------------------------------------------------------------------------------
     def describe(self, description: str, indent: str = "") -> str:
         """The docstring as line comments: the first line right after the comment marker, the others after it and
         a space, MultiPL-E's layout."""
@@ -265,6 +109,241 @@ class Language(Runner):
     def finalize(self, expr: Any, side: str) -> str:
         """The text of a translated expression (typed translators carry (text, type) pairs until here)."""
         return expr
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        """The tests' assertion statements rendered with `LEFT` and `RIGHT` (asked of a fresh instance,
+        without a problem's translation state): the translator's own `deep_equality`, which the decoy finds."""
+        return (self.deep_equality(LEFT, RIGHT),)
+
+
+class Language(Translator, Runner):
+    """A language: its translator (`Translator`, or a typed one of typed.py) and its runner, in one module under
+    `pytest_codeeval/languages/`, which says how its program is assembled (`proof`) and the commands that build
+    and run it (`build_commands`, `run_command`); this class is the machinery every language's runner shares."""
+
+    file_ext: ClassVar[str] = ""
+    filename: ClassVar[str] = ""  # the source file's name in the scratch directory (default: program.<ext>)
+    tools: ClassVar[tuple[str, ...]] = ()  # executables that must be on PATH
+    package: ClassVar[str] = ""  # what to install when a tool is missing (Debian package names)
+    # RLIMIT_AS, when the runtime reserves more address space than it uses (its memory stays the task's: the
+    # control group bounds it)
+    address_space_bytes: ClassVar[int | None] = None
+    build_cpu_seconds: ClassVar[float] = BUILD_CPU_SECONDS
+    env: ClassVar[dict[str, str]] = {}
+    timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
+    quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
+    helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
+
+    # -- runner: what to run -----------------------------------------------------------------------------------
+    def build_commands(self, source: str, program: str = "") -> list[list[str]]:
+        """Commands that build `source`, whose text is `program` (run in order; empty for interpreted languages)."""
+        return []
+
+    def run_command(self, source: str, limits: Limits) -> list[str]:
+        """The command that runs the built program, under the sample's `limits` (the JVM's heap follows them)."""
+        raise NotImplementedError
+
+    def source_name(self, program: str) -> str:
+        """The source file's name (Java's must follow its public class)."""
+        return self.filename or f"program.{self.file_ext}"
+
+    def missing_tools(self) -> list[str]:
+        return [tool for tool in self.tools if shutil.which(tool) is None]
+
+    def unavailable(self) -> str | None:
+        """One line naming what to install, when this machine cannot run the language; None when it can."""
+        missing = self.missing_tools()
+        if not missing:
+            return None
+        return (
+            f"{self.title} toolchain not installed ({', '.join(missing)} not found): "
+            f"apt-get install {self.package} (or make setup LANGS={self.name})"
+        )
+
+    def limits(self, limits: Limits) -> Limits:
+        if self.address_space_bytes is None:
+            return limits
+        return replace(limits, address_space_bytes=max(limits.address_space(), self.address_space_bytes))
+
+    def script(self, source: str, limits: Limits, program: str = "") -> str:
+        lines = ["set -u"] + [f"export {key}={shlex.quote(value)}" for key, value in self.env.items()]
+        build = self.build_commands(source, program)
+        cpu = max(1, int(limits.cpu_seconds + 0.999))
+        if build and cpu > self.build_cpu_seconds:  # the request's CPU limit is the program's: lowered for the build
+            lines.append(f"ulimit -S -t {int(self.build_cpu_seconds + 0.999)}")
+        for command in build:
+            lines.append(
+                f"{shlex.join(command)} >.build.log 2>&1 || "
+                f"{{ s=$?; cat .build.log >&2; echo '{MARK}build-failed' $s >&2; exit {BUILD_FAILED}; }}"
+            )
+        if build:  # the program's own CPU limit, apart from the compiler's; then the zygote's run-phase deadline
+            lines.append(f"ulimit -S -t {cpu}; ulimit -H -t {cpu + 1}")
+            lines.append(f"echo '{RUN_MARK.decode().strip()}' >&2")
+        lines.append(f"exec {shlex.join(self.run_command(source, limits))}")
+        return "\n".join(lines) + "\n"
+
+    def run(
+        self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
+    ) -> Outcome:
+        """Run `program` and judge it (`data`, the task's judge data, is read by judges only). A pass is run once
+        more as a decoy (languages/decoy.py), one expected value after `tests_at` changed, and stands only if the
+        decoy does not pass."""
+        outcome = self.execute(self.request(program, limits), executor, limits)
+        if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
+            return outcome
+        rerun = self.execute(self.request(decoy.text, limits), executor, limits)
+        if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
+            return rerun
+        if rerun.status == "passed":
+            outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
+        return outcome
+
+    def request(self, program: str, limits: Limits) -> ExecRequest:
+        """The sandbox request that builds and runs `program`: its source, its epilogue's files, the script."""
+        source = self.source_name(program)
+        proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
+        if proven is not None:
+            program = proven.text
+        limits = self.limits(limits)
+        files = (
+            (source, program.encode("utf-8", "surrogatepass")),
+            *((name, text.encode()) for name, text in (proven.files if proven else ())),
+            (".run.sh", self.script(source, limits, program).encode()),
+        )
+        run_wall = None
+        if self.build_commands(source):  # two phases: the request's limits bound the build's
+            run_wall = limits.wall_bound()
+            limits = replace(limits, cpu_seconds=max(self.build_cpu_seconds, limits.cpu_seconds),
+                             wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
+        return ExecRequest(
+            argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits,
+            run_wall_seconds=run_wall, proof=proven is not None,
+        )
+
+    def proof(self, program: str) -> Proven | None:
+        """`program` as built for execution with its epilogue, which proves that the tests ran to their end and that
+        their assertions still fail (languages/proof.py); None where this program's tests are in no form the language
+        knows, and only its exit status decides (the detail of its pass says so)."""
+        return None
+
+    def decoy(self, program: str, tests_at: int) -> Decoy | None:
+        """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates."""
+        end = program.find(self.helpers, tests_at) if self.helpers else -1
+        places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
+        return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
+
+    # -- runner: what happened ---------------------------------------------------------------------------------
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
+        """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
+        result = executor.run(request)
+        if result.machinery_error:  # the executor broke, not the model: one retry on a fresh executor
+            result = executor.run(request)
+        output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
+        if result.machinery_error:
+            return Outcome("error", f"sandbox: {result.machinery_error}", tail(output), result.wall_seconds)
+        if result.abandoned:  # charged to the sample: it made them
+            detail = f"left {result.abandoned} processes that could not be killed"
+            return Outcome("failed", detail, tail(output), result.wall_seconds)
+        status, detail = self.verdict(result, limits)
+        if status == "timeout" and detail == "timed out":
+            detail = f"timed out ({_limits(limits)})"
+        if status == "passed" and request.argv and not request.proof:
+            detail = UNPROVEN
+        return self.judge(result, Outcome(status, detail, tail(output), result.wall_seconds))
+
+    def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
+        """A judge's reading of a completed run (its own verdict, scores, judgement); languages keep `outcome`."""
+        return outcome
+
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
+        """(status, detail) for a run that the sandbox completed without breaking, under the sample's `limits` (a
+        compiled language's program runs under lower limits than its build step, which the request carries). A
+        timeout is the kernel's or the zygote's verdict (a CPU-limit signal, the wall deadline), never inferred
+        from the CPU time of a program that exited successfully."""
+        err, run_cpu = result.stderr, limits.cpu_seconds
+        if result.build_timed_out or (f"{MARK}build-failed" in err and result.exit_code == BUILD_FAILED):
+            if result.build_timed_out or "CPU time limit" in err or re.search(rf"{MARK}build-failed (152|137)", err):
+                return "failed", "compile error: the compiler ran out of its time"
+            return "failed", "compile error: " + (self.compile_error(err.split(MARK)[0]) or "the build failed")
+        if result.out_of_memory and not (result.exit_code == 0 and not result.signal):
+            return "failed", "out of memory"
+        limit = f"{run_cpu:g} s CPU"
+        cpu_signal = result.signal == signal.SIGXCPU or (
+            result.signal == signal.SIGKILL and result.cpu_seconds >= 0.95 * run_cpu)
+        if cpu_signal:  # SIGKILL: at the hard limit, after ignoring SIGXCPU
+            return "timeout", f"timed out ({limit})"
+        if result.timed_out:
+            return "timeout", "timed out (wall-clock bound)"
+        if result.exit_code == 0 and not result.signal:
+            # the epilogue after the tests (languages/proof.py) found the assertions disabled or tests not run; else
+            # the runtime's own report of a failure; else, without the epilogue's token, what the epilogue counted,
+            # or the tests never finished
+            said = unfinished(err) if not result.completed else None
+            failure = said if said in (NEUTERED, NOT_RUN) else self.failure_despite_success(result)
+            if failure:
+                return "failed", failure
+            return ("failed", said) if said else ("passed", "ok")
+        compiled = bool(self.build_commands(self.source_name("")))
+        if result.cpu_seconds >= 0.8 * run_cpu and not compiled:
+            # a failure after a process of the sample was stopped at its CPU limit (bash's $(...) around a looping
+            # function: the subshell ends, the script fails), whose time the kernel counts a little short of the
+            # limit (1.91 of 2 s under load); no compiler's time is in this count. Never read on a successful exit
+            return "timeout", f"timed out ({limit})"
+        return "failed", self.runtime_error(result)
+
+    def failure_despite_success(self, result: ExecResult) -> str | None:
+        """Some harnesses report a failure on a zero exit status (MultiPL-E's Perl checks for ERROR)."""
+        return None
+
+    def compile_error(self, log: str) -> str:
+        """The first error line of the compiler's output."""
+        for line in log.splitlines():
+            if "error" in line.lower():
+                return line.strip()[:300]
+        lines = [line for line in log.splitlines() if line.strip()]
+        return lines[0].strip()[:300] if lines else ""
+
+    def runtime_error(self, result: ExecResult) -> str:
+        """The detail of a failed run: an assertion, an exception, a signal. Subclasses read their runtime's
+        messages; this default names the signal or the exit status and the last line written to stderr."""
+        if result.signal:
+            return f"killed by {signal_name(result.signal)}"
+        last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
+        return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
+
+
+def heap_flags(limits: Limits) -> list[str]:
+    """The JVM's heap follows the sample's memory bound, not a fixed -Xmx that failed correct programs holding
+    0.9 GiB (MultiPL-E sets none). The serial collector's old generation, where a large array must fit whole, is 2/3
+    of the heap by default: NewRatio=7 makes it 7/8, so a 2 GiB bound holds a 1.2 GiB `long[]`."""
+    heap = limits.memory_bytes - min(NON_HEAP_BYTES, limits.memory_bytes // 4)
+    return [f"-Xmx{heap // 1024**2}m", "-XX:NewRatio=7"]
+
+
+def jvm_exception(stderr: str) -> str | None:
+    """The JVM's uncaught exception by name; a failed assertion (Java's `assert`, Scala's) as such."""
+    match = _JVM_EXCEPTION.search(stderr)
+    if match is None:
+        return None
+    kind, message = match.group(1), (match.group(2) or "").strip()
+    if kind == "java.lang.AssertionError":
+        return "assertion failed" + (f": {message[:200]}" if message and message != "assertion failed" else "")
+    return f"exception: {kind}" + (f": {message[:200]}" if message else "")
+
+
+def signal_name(number: int) -> str:
+    """SIGKILL, SIGSEGV...: how a verdict names the signal that ended a program."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _limits(limits: Limits) -> str:
+    """The limits a timed-out sample ran under, as a reader needs them to judge the verdict."""
+    wall = f"{limits.wall_seconds:g} s wall clock" if limits.wall_seconds is not None else \
+        f"{limits.wall_bound():g} s wall-clock backstop"
+    return f"{limits.cpu_seconds:g} s CPU; {wall}"
 
 
 @cache

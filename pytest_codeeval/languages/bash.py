@@ -10,7 +10,7 @@ from typing import Any
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _TESTS_CALLED = re.compile(r"\nrun_test\s*$")
 # The tests' failures end the script through `set -e` (a `set` the program redefined would not set it) and `[[`; an
@@ -83,7 +83,7 @@ class Bash(Language):
     package = "bash"
     terms = ("array", "list", "list", "CSV", "None", "true", "false")
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["bash", source]
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -1,10 +1,11 @@
-"""What the C++, C#, Java and Scala translators share, as MultiPL-E's C++ translator is the base of the other
-three: a value is written as it is walked, as a pair (text, the Python type it was written at), and where a call's
-argument or a test's result meets the signature's type, its text is coerced by editing it: wrapped in parentheses
-when the types agree, else its leading constructor (`std::vector<long>(`) replaced by the expected type's, or the
-expected type put around it. The coercion is MultiPL-E's to the letter, quirks included (a Scala float result
-written as an int stays an int; a C++ float list whose first item is an int has its items cast to `long`), so
-that the rows are the ones its builder makes.
+"""What the C++, C#, Java and Scala translators share (`CFamily`; `ClassWrapped` for the last three, `Jvm` for Java
+and Scala), as MultiPL-E's C++ translator is the base of the other three: a value is written as it is walked, as
+a pair (text, the Python type it was written at), and where a call's argument or a test's result meets the
+signature's type, its text is coerced by editing it: wrapped in parentheses when the types agree, else its
+leading constructor (`std::vector<long>(`) replaced by the expected type's, or the expected type put around it.
+The coercion is MultiPL-E's to the letter, quirks included (a Scala float result written as an int stays an int;
+a C++ float list whose first item is an int has its items cast to `long`), so that the rows are the ones its
+builder makes.
 
 Each language gives its names (`scalars`, `int_suffix`, `float_suffix`, the constructors), its containers' types
 (typed.py) and values as formats, and where that is not enough the hooks (`make_list`, `optional_value`, `cast`,
@@ -244,3 +245,24 @@ class ClassWrapped(CFamily):
 
     def primitive_cast(self, text: str, expected: str) -> str | None:
         return f"({expected}){text}"
+
+
+def camel_case(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+class Jvm(ClassWrapped):
+    """What Java and Scala share beyond C#: camelCase names, the call of `candidate` written as the function's own,
+    `l`/`f` literal suffixes, a list's items in parentheses."""
+
+    int_suffix = "l"
+    float_suffix = "f"
+    empty_literal = brackets = "()"
+
+    def function_name(self, name: str) -> str:
+        return camel_case(name)
+
+    def call_name(self, func: str) -> str:
+        name = camel_case(func)
+        return self.entry if name == "candidate" else name

@@ -6,12 +6,10 @@ import os
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language
-from pytest_codeeval.languages.java import Java
-from pytest_codeeval.languages.jvm import HEAP_ARGS, HeapBounded
+from pytest_codeeval.languages.base import JVM_ADDRESS_SPACE, Language, heap_flags
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 CLOJURE_JAR = "/usr/share/java/clojure.jar"  # Debian's clojure package (its manifest names spec.alpha's jars)
 # clojure.main's report of an error that ended the script: its kind on one line, the cause on the next
@@ -57,7 +55,7 @@ def dedented(description: str) -> str:
     return "\n".join(line[indent:] if not line[:indent].strip() else line for line in lines)
 
 
-class Clojure(HeapBounded, Language):
+class Clojure(Language):
     name = "clj"
     title = "Clojure"
     file_ext = "clj"
@@ -67,7 +65,7 @@ class Clojure(HeapBounded, Language):
     tools = ("java",)
     package = "clojure"
     terms = ("vector", "list", "vector", "map", "nil", "true", "false")
-    address_space_bytes = Java.address_space_bytes  # the JVM reserves address space for its heap, code cache...
+    address_space_bytes = JVM_ADDRESS_SPACE
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()
@@ -75,14 +73,14 @@ class Clojure(HeapBounded, Language):
             return f"Clojure is not installed ({CLOJURE_JAR} not found): apt-get install clojure"
         return missing
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         # C1 only: clojure.main compiles clojure.core's start-up forms, and C2's compiler threads doubled the CPU
         # time of a passing sample (1.7 s to 0.9 s)
         return [
             "java",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
-            f"@{HEAP_ARGS}",
+            *heap_flags(limits),
             "-Dclojure.main.report=stderr",
             "-cp",
             CLOJURE_JAR,

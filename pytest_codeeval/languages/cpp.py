@@ -9,10 +9,11 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages import cache_dir
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
+from pytest_codeeval.sandbox.toolchains import cache_dir
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
@@ -48,7 +49,7 @@ void codeeval_proof() {{
 _THROW = re.compile(r"terminate called after throwing an instance of '([^']+)'(?:\s+what\(\):\s*(.*))?")
 
 
-class Cpp(CFamily):
+class Cpp(CFamily, Language):
     name = "cpp"
     title = "C++"
     file_ext = "cpp"
@@ -74,7 +75,7 @@ class Cpp(CFamily):
         header = precompiled_header() if program.startswith(MULTIPLE_HEADERS) else None
         return [[*command, "-include", header] if header else command]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def proof(self, program: str) -> Proven | None:

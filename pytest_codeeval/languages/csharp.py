@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cfamily import ClassWrapped
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _USINGS = (
     "System",
@@ -70,7 +71,7 @@ def pascal_case(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
 
 
-class CSharp(ClassWrapped):
+class CSharp(ClassWrapped, Language):
     name = "cs"
     title = "C#"
     int_suffix = "L"
@@ -102,7 +103,7 @@ class CSharp(ClassWrapped):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["mcs", "-d:DEBUG", "-r:System.Numerics.dll", source, "-out:program.exe"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["mono", "program.exe"]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 NULL_DICT = "___null_dict___"  # MultiPL-E's stand-in for `{}`, whose D type only the signature knows
 _ASSERT = re.compile(r"^(\S+\(\d+\)): \[unittest\] (.*)$", re.MULTILINE)
@@ -41,7 +42,7 @@ D_PROOF = f"""    {{
     }}"""
 
 
-class D(TypedLanguage):
+class D(TypedLanguage, Language):
     name = "d"
     title = "D"
     file_ext = "d"
@@ -58,7 +59,7 @@ class D(TypedLanguage):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["ldmd2", "-unittest", "-main", "-of=program", source]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def compile_error(self, log: str) -> str:

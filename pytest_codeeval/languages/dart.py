@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _SCALARS = {"int": "int", "float": "double", "bool": "bool", "str": "String", "Any": "dynamic"}
 # `dart analyze`: `  error - program.dart:3:10 - Expected to find ';'. - expected_token`
@@ -70,7 +70,7 @@ class Dart(Language):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["dart", "analyze", "--no-fatal-warnings", source]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["dart", source]
 
     def compile_error(self, log: str) -> str:

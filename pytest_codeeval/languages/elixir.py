@@ -8,7 +8,7 @@ from typing import Any
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # `** (SyntaxError) program.exs:3:5: message` as the VM prints an error that ends the script
 _RAISED = re.compile(r"^\*\* \((\w+(?:\.\w+)*)\) (.*)$", re.MULTILINE)
@@ -62,7 +62,7 @@ class Elixir(Language):
     # the BEAM reserves address space for its schedulers' stacks and its allocators' carriers at start-up
     address_space_bytes = 4 * 1024**3
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["elixir", source]
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -13,12 +13,12 @@ import warnings
 from functools import lru_cache, partial
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages import cache_dir
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
+from pytest_codeeval.sandbox.toolchains import cache_dir
 
 # parameter names that are Go's types (MultiPL-E's replacements)
 _RENAMED = {"string": "myString", "int": "myInt", "float": "myFloat", "bool": "myBool"}
@@ -82,7 +82,7 @@ _FAIL = re.compile(r"^\s*--- FAIL: (\w+)", re.MULTILINE)
 _PANIC = re.compile(r"^panic: (.*)$", re.MULTILINE)
 
 
-class Go(TypedLanguage):
+class Go(TypedLanguage, Language):
     name = "go"
     title = "Go"
     file_ext = "go"
@@ -127,7 +127,7 @@ class Go(TypedLanguage):
         main = GO_PROOF.replace("PACKAGE", package.group(1)).replace("TESTS", tests[-1])
         return Proven(program, ((PROOF_FILE, main),))
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program.test"]
 
     def compile_error(self, log: str) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
@@ -34,7 +34,7 @@ def camel_case(name: str) -> str:
     return name[0].lower() + joined[1:]
 
 
-class Haskell(Coerced):
+class Haskell(Coerced, Language):
     name = "hs"
     title = "Haskell"
     file_ext = "hs"
@@ -59,7 +59,7 @@ class Haskell(Coerced):
         # into every sample's binary (a second of the build's wall time)
         return [["ghc", "-dynamic", source, "-o", "program"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def compile_error(self, log: str) -> str:

@@ -6,8 +6,10 @@ import os
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import COMPILER_JVM, HEAP_ARGS, HeapBounded, Jvm
+from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
+from pytest_codeeval.languages.cfamily import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _IMPORTS = (
     "java.util.*",
@@ -34,13 +36,13 @@ JVM_PROOF = f"""    {{ boolean codeevalFailed = false; int codeevalOne = 1;
       }} catch (java.io.IOException codeevalError) {{ throw new RuntimeException(codeevalError); }} }}"""
 
 
-class Java(HeapBounded, Jvm):
+class Java(Jvm, Language):
     name = "java"
     title = "Java"
     file_ext = "java"
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
-    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = JVM_ADDRESS_SPACE
     terms = ("array list", "array list", "pair", "hash map", "null", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {
         **{"int": "long", "float": "float", "bool": "boolean", "str": "String"},
@@ -70,13 +72,16 @@ class Java(HeapBounded, Jvm):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["javac", *COMPILER_JVM, "-encoding", "UTF8", "-cp", JAVATUPLES, "-d", ".", source]]
 
-    def run_command(self, source: str) -> list[str]:
-        return ["java", "-ea", "-XX:+UseSerialGC", f"@{HEAP_ARGS}", "-cp", f".:{JAVATUPLES}", source[: -len(".java")]]
+    def run_command(self, source: str, limits: Limits) -> list[str]:
+        main = source[: -len(".java")]
+        return ["java", "-ea", "-XX:+UseSerialGC", *heap_flags(limits), "-cp", f".:{JAVATUPLES}", main]
 
     def proof(self, program: str) -> Proven | None:
         """At the end of the tests' `main` (the program's last), which a failed `assert` leaves by throwing."""
         return in_last_body(program, _MAIN, JVM_PROOF)
 
+    def runtime_error(self, result: ExecResult) -> str:
+        return jvm_exception(result.stderr) or super().runtime_error(result)
 
     # -- translator ----------------------------------------------------------------------------------------------
     def contained(self, item: str) -> str:

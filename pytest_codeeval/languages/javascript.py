@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # the tests' last statement; the epilogue checks that the tests' `test` ran to its end (a program that assigned
 # another function to the name would skip it) and that their `assert.deepEqual` still throws on a false equality
@@ -39,7 +39,7 @@ class JavaScript(Language):
     terms = ("array", "array", "array", "object", "undefined", "true", "false")
     address_space_bytes = 8 * 1024**3  # V8 reserves its heap cage up front
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["node", "--max-old-space-size=1024", source]
 
     def runtime_error(self, result: ExecResult) -> str:

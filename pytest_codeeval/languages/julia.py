@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # @testset's reports on stdout, each line after the test set's name ("test set: Test Failed at program.jl:8")
 _FAILED = re.compile(r"Test Failed at .*\n\s*Expression: (.*)\n\s*Evaluated: (.*)$", re.MULTILINE)
@@ -74,7 +74,7 @@ class Julia(Language):
             "(or with juliaup) and put julia on PATH"
         )
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["julia", "--startup-file=no", "--history-file=no", source]
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # luaunit's report of a failed check: "program.lua:12: expected: 3, actual: 4", or a table per line when long
 _FAILED = re.compile(r":\d+: expected: (.*?)(?:, |\n)actual: (.*?)\n(?:List difference|stack traceback)", re.DOTALL)
@@ -61,7 +61,7 @@ class Lua(Language):
             return "Lua's luaunit is not installed: apt-get install lua-unit (or make setup LANGS=lua)"
         return missing
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["lua5.4", source]
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _LOCATION = re.compile(r'^File "[^"]*", line (\d+), characters [\d-]+:', re.MULTILINE)
 _ASSERT = re.compile(r'^Exception: Assert_failure\s*\("[^"]*", (\d+), \d+\)', re.MULTILINE)
@@ -38,7 +38,7 @@ let () =
 """
 
 
-class OCaml(Coerced):
+class OCaml(Coerced, Language):
     name = "ml"
     title = "OCaml"
     file_ext = "ml"
@@ -54,7 +54,7 @@ class OCaml(Coerced):
     # MultiPL-E writes no text for None: the problem fails, or None shows as `None` or `Some(None)`
     negative_format, none_literal = "(~{})", None
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["ocaml", source]
 
     def runtime_error(self, result: ExecResult) -> str:

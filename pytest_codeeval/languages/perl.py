@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
 _TESTS = re.compile(r"^sub\s+testhumaneval\b", re.MULTILINE)
@@ -50,7 +50,7 @@ class Perl(Language):
             return "Perl's Test::Deep is not installed: apt-get install libtest-deep-perl (or make setup LANGS=pl)"
         return missing
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["perl", source]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _ERROR = re.compile(r"^(?:PHP )?(Parse error|Fatal error):\s+(.*?)(?: in /|$)", re.MULTILINE)
 
@@ -38,7 +38,7 @@ class Php(Language):
     package = "php-cli"
     terms = ("array", "array", "array", "array", "null", "true", "false")
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         # errors to stderr, none to stdout: the CLI's defaults print them twice
         return ["php", "-d", "display_errors=stderr", "-d", "log_errors=0", source]
 

@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Language, signal_name
 from pytest_codeeval.languages.decoy import Decoy, differing, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.runners.base import signal_name
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
 if TYPE_CHECKING:
@@ -146,9 +145,6 @@ class Python(Language):
     def request(self, program: str, limits: Limits) -> ExecRequest:
         return ExecRequest(python_source=program, filename="program.py", limits=limits)
 
-    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
-        return self.classify(result)
-
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
         offsets (the new value in parentheses), the rest of the program byte for byte the same."""
@@ -156,7 +152,9 @@ class Python(Language):
         differ = differing([value for _, value in found], _differ)
         return swap(program, [place for place, _ in found], differ, "({})")
 
-    def classify(self, result: ExecResult) -> tuple[Status, str]:
+    def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
+        """The harness's reading: a pass ran to its end (its token read back), a failure is named by the
+        traceback's last exception."""
         if result.timed_out:
             return "timeout", "timed out"
         if result.completed and result.exit_code == 0:

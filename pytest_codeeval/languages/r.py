@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # R's report: "Error in f(x) : message" or "Error: message", the message possibly on the next line
 _ERROR = re.compile(
@@ -49,7 +49,7 @@ class R(Language):
 
     parameters: tuple[Any, ...] = ()  # the entry point's parameter annotations, set by translate_prompt
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["Rscript", source]
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import MARK, Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # rackunit's report of one check: "FAILURE" (the check's values differ) or "ERROR" (it raised), then its fields
 _CHECK = re.compile(r"^(FAILURE|ERROR)\n(.*?)^-{20}$", re.MULTILINE | re.DOTALL)
@@ -50,7 +50,7 @@ class Racket(Language):
     terms = ("list", "list", "list", "hash", "#f", "#t", "#f")
     # MultiPL-E's evaluator gives `rkt` its default of 15 s
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["racket", source]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, skipped_line
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _FAILURE = re.compile(r"^(Failure|Error): test_\w+\(TestHumanEval\)", re.MULTILINE)
 _EXPECTED = re.compile(r"^<(.*)> expected but was\n<(.*)>", re.MULTILINE)
@@ -56,7 +56,7 @@ class Ruby(Language):
     package = "ruby"
     terms = ("array", "array", "array", "hash", "nil", "true", "false")
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["ruby", source]
 
     def runtime_error(self, result: ExecResult) -> str:

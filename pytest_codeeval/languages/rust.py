@@ -11,11 +11,11 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.coerced import Coerced, generic, named
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _SCALARS = {"int": "isize", "float": "f64", "bool": "bool", "str": "String"}
 
@@ -45,7 +45,7 @@ fn codeeval_proof() {{
 _PANIC = re.compile(r"panicked at (?:'(.*?)', )?[^\n]*?(?::\n(.*))?$", re.MULTILINE)
 
 
-class Rust(Coerced):
+class Rust(Coerced, Language):
     name = "rs"
     title = "Rust"
     file_ext = "rs"
@@ -65,7 +65,7 @@ class Rust(Coerced):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [[rustc(), source, "-o", "program"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def proof(self, program: str) -> Proven | None:

@@ -13,18 +13,11 @@ import shutil
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.jvm import COMPILER_JVM, HEAP_ARGS, HeapBounded, Jvm
+from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
+from pytest_codeeval.languages.cfamily import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.sandbox.api import ExecResult
-
-# scalac runs on a JVM: C1 only and the serial collector start it in about half the time
-
-
-def camel_case(name: str) -> str:
-    first, *rest = name.split("_")
-    return first + "".join(part.title() for part in rest)
-
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _MAIN = re.compile(r"\bdef\s+main\s*\(\s*\w+\s*:\s*Array\[String\]\s*\)")
 # At the end of the tests' `main` (a failed `assert` throws out of it): the `assert` in scope there (Predef's, or
@@ -45,13 +38,13 @@ SCALA_PROOF = f"""    {{
     }}"""
 
 
-class Scala(HeapBounded, Jvm):
+class Scala(Jvm, Language):
     name = "scala"
     title = "Scala"
     file_ext = "scala"
     tools = ("scalac", "java")
     package = "scala"
-    address_space_bytes = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+    address_space_bytes = JVM_ADDRESS_SPACE
     terms = ("list", "list", "tuple", "map", "None", "true", "false")
     scalars: ClassVar[dict[str, Any]] = {
         **{"int": "Long", "float": "Float", "bool": "Boolean", "str": "String"},
@@ -69,14 +62,16 @@ class Scala(HeapBounded, Jvm):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["scalac", *COMPILER_JVM, "-d", ".", source]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         # what `scala -cp . Problem` runs, without its launcher script and runner in between
-        return ["java", "-XX:+UseSerialGC", f"@{HEAP_ARGS}", "-cp", f"{scala_library()}:.", "Problem"]
+        return ["java", "-XX:+UseSerialGC", *heap_flags(limits), "-cp", f"{scala_library()}:.", "Problem"]
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status 0, but stderr: {last[:200]}" if last else None
 
+    def runtime_error(self, result: ExecResult) -> str:
+        return jvm_exception(result.stderr) or super().runtime_error(result)
 
     def compile_error(self, log: str) -> str:
         for line in log.splitlines():

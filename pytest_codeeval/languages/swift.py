@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import describe
+from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.proof import Proven, append
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage, is_ellipsis
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _SIMPLE = {"int": "Int", "float": "Double", "bool": "Bool", "str": "String"}
 
@@ -90,7 +90,7 @@ UNIT = SwiftType("Tuple")  # Python's None as a type
 ANY = SwiftType("AnyHashable")  # also what a value inside an untyped one is written at
 
 
-class Swift(TypedLanguage):
+class Swift(TypedLanguage, Language):
     name = "swift"
     title = "Swift"
     file_ext = "swift"
@@ -118,7 +118,7 @@ class Swift(TypedLanguage):
         # the module cache in the sample's private /tmp (the home directory is hidden in the sandbox)
         return [["swiftc", "-module-cache-path", "/tmp/.swift-module-cache", source, "-o", "program"]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program"]
 
     def compile_error(self, log: str) -> str:

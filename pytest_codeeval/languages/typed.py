@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import Translator
 from pytest_codeeval.languages.translate import Untranslatable
 
 
@@ -20,7 +20,7 @@ def is_ellipsis(annotation: Any) -> bool:
     return isinstance(annotation, ast.Constant) and annotation.value is Ellipsis
 
 
-class TypedLanguage(Language):
+class TypedLanguage(Translator):
     """Subclasses give `scalars` and the container hooks; `type_name` walks an annotation with them."""
 
     # the types of Python's names int, float, bool, str (and None, Any where the translation writes them)

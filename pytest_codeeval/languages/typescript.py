@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_codeeval.languages.javascript import JavaScript, node_error
 from pytest_codeeval.languages.translate import Untranslatable
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _SCALARS = {"int": "number", "float": "number", "bool": "boolean", "str": "string", "Any": "any"}
 
@@ -51,7 +51,7 @@ class TypeScript(JavaScript):
         # of tsc's time); a sample is one .ts file, whose own declarations are still checked
         return [["tsc", "--target", "esnext", "--skipLibCheck", source]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["node", "--max-old-space-size=1024", source[: -len(".ts")] + ".js"]
 
     def compile_error(self, log: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_codeeval.sandbox.api import SANDBOX_LEVELS, ExecRequest, ExecResult
 from pytest_codeeval.sandbox.protocol import receive, send
+from pytest_codeeval.sandbox.toolchains import toolchain_paths
 
 REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote itself is presumed hung
 
@@ -19,8 +20,6 @@ REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote its
 def zygote_environment() -> dict[str, str]:
     """The zygote starts with almost nothing: a forked sample can read the environment block it was started
     with (/proc/self/environ), whatever the sample's own os.environ says."""
-    from pytest_codeeval.languages import toolchain_paths
-
     keep = ("PATH", "HOME", "LANG", "PYTHONPATH")
     # LD_BIND_NOW: the dynamic linker resolves every symbol once, in the zygote, instead of lazily in each forked
     # sample (where each first call wrote to a shared page and searched the symbol tables: about 10 page faults).

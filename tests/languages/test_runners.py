@@ -161,7 +161,7 @@ def test_only_the_toolchains_under_the_home_are_visible() -> None:
     live there) stays hidden with the rest of the home."""
     import os
 
-    from pytest_codeeval.languages import real_home
+    from pytest_codeeval.sandbox.toolchains import real_home
 
     home = real_home()
     if not os.path.isdir(os.path.join(home, ".rustup", "toolchains")) or not os.path.isdir(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,38 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
+# The imports that run up a floor, each named in docs/architecture.md: settings.py reads the CI gates' rules
+# (evaluation/gates.py) and the end of a run reads the settings; a task names generation's types for type checking
+UPWARD = {("pytest_codeeval.evaluation", "pytest_codeeval.settings"), ("pytest_codeeval.tasks", "pytest_codeeval.generation")}
+
+
+def floors() -> list[str]:
+    """The package's floors from the top down, as docs/architecture.md's tree lists them (its entries of one
+    level: `plugin.py`, `pytest_plugin/`, ...)."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = text.split("```", 2)[1]
+    return [f"pytest_codeeval.{entry.rstrip('/').removesuffix('.py')}"
+            for entry in re.findall(r"^  ([a-z_]+(?:\.py|/))\s", tree, re.MULTILINE)]
+
+
+def test_imports_go_down_the_floors() -> None:
+    """Every module stands on one floor of docs/architecture.md's list, and imports (at the top, in a function or
+    for type checking) only from its own floor or those below it, save the exceptions the page names (UPWARD)."""
+    order = floors()
+    assert order[:3] == [ENTRY_POINT, HOOKSPECS, PYTEST_LAYER] and len(order) == len(set(order)) > 15
+
+    def floor(name: str) -> int:
+        return next(i for i, top in enumerate(order) if name == top or name.startswith(top + "."))
+
+    graph = import_graph()
+    unplaced = [name for name in graph if name != "pytest_codeeval" and not any(
+        name == top or name.startswith(top + ".") for top in order)]
+    assert unplaced == []
+    upward = {(order[floor(name)], order[floor(target)]) for name, imported in graph.items() if name != "pytest_codeeval"
+              for target in imported if target != "pytest_codeeval" and floor(target) < floor(name)}
+    assert upward <= UPWARD, sorted(upward - UPWARD)
+
+
 def test_importing_the_plugin_loads_no_heavy_library() -> None:
     """In a fresh interpreter (this one has them: tests/conftest.py imports some for pytester's sake)."""
     code = (
@@ -161,28 +194,27 @@ def test_nothing_registers_at_import() -> None:
 
 
 def test_one_table_names_every_runner() -> None:
-    """Every entry of `runners.RUNNERS` is a Runner's "module:Class"; every language of `languages.MODULES` is
-    there, by MultiPL-E's name; a task's `python` finds Python's, and a judge module's class is named in JUDGES."""
+    """Every entry of `runners.RUNNERS` is a Runner's "module:Class"; every language of `runners.MODULES` is
+    there, by MultiPL-E's name; a task's `python` finds Python's, and a judge module's class is named in JUDGES
+    (judges/base.py holds their shared path, no judge)."""
     import importlib
 
-    from pytest_codeeval import judges, languages, runners
+    from pytest_codeeval import judges, runners
     from pytest_codeeval.runners.base import Runner
 
     for name, spec in runners.RUNNERS.items():
         module, cls = spec.split(":")
         assert issubclass(getattr(importlib.import_module(module), cls), Runner), name
-    assert set(languages.MODULES) | set(runners.JUDGES) == set(runners.RUNNERS)
+    assert set(runners.MODULES) | set(runners.JUDGES) == set(runners.RUNNERS)
     assert type(runners.get_runner("python")).__name__ == "Python"
     judged = {f"{judges.__name__}.{path.stem}" for path in Path(judges.__file__).parent.glob("*.py")
-              if not path.stem.endswith("_harness") and path.stem != "__init__"}
+              if not path.stem.endswith("_harness") and path.stem not in ("__init__", "base")}
     assert judged == {spec.split(":")[0] for spec in runners.JUDGES.values() if spec.startswith(judges.__name__)}
 
 
 def test_the_makefile_s_toolchain_rows_are_the_language_classes() -> None:
     """`make setup LANGS=...` installs each language's `package` (the Debian packages it names; a remark in
     parentheses aside) when one of its `tools` is missing; every language but Python's is in a list there."""
-    import re
-
     from pytest_codeeval.languages import MODULES, get_language
 
     rows = dict(re.findall(r"^(\w+)\s*:=\s*(.*)$", (PACKAGE.parent / "Makefile").read_text(), re.MULTILINE))

@@ -23,7 +23,7 @@ from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
 from pytest_codeeval.languages.javascript import JavaScript
 from pytest_codeeval.languages.rust import Rust, rustc
-from pytest_codeeval.sandbox.api import ExecResult
+from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 GOPATH = "/usr/share/gocode"  # Debian's golang-*-dev packages install their sources here
 SHARE = Path(sys.prefix) / "share" / "pytest-codeeval"  # outside the home directory, which the sandbox hides
@@ -122,7 +122,7 @@ class PackRust(Rust):
         return [[rustc(), "--edition", "2021", "--test", source, "-o", "program",
                  "-L", f"dependency={DEPS_DIR / 'target' / 'debug' / 'deps'}", *externs]]
 
-    def run_command(self, source: str) -> list[str]:
+    def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program", "--test-threads=1"]
 
     def runtime_error(self, result: ExecResult) -> str:
