@@ -30,8 +30,9 @@ def run(pytester: pytest.Pytester, server: SlowCompletions, *args: str) -> tuple
 
 @XDIST
 def test_the_first_samples_run_before_the_last_completion_is_served(
-    pytester: pytest.Pytester, xdist: tuple[str, ...]
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: tuple[str, ...]
 ) -> None:
+    monkeypatch.setenv("PYTEST_CODEEVAL_PROGRESS_SECONDS", "0")  # a line per completion, items running meanwhile
     with SlowCompletions(delay=0.5, text=TIMED) as server:
         result, path = run(pytester, server, *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
@@ -43,6 +44,8 @@ def test_the_first_samples_run_before_the_last_completion_is_served(
     # 8 requests of 2 completions, 0.5 s each, one at a time: the last answer comes 3.5 s after the first one.
     assert min(ran) < server.answered[-1] - 1.0, (ran, server.answered)
     assert sum(t < server.answered[-1] for t in ran) >= 2
+    # generation's thread wrote its lines while items ran, each under pytest's capture: they reached the log
+    result.stderr.fnmatch_lines(["codeeval: generating: 15/16 completions, *", "codeeval: generating: 16/16 completions, *"])
 
 
 class DiesAfter(SlowCompletions):
