@@ -145,10 +145,7 @@ class Generation:
             self.backend = make()
         except KeyboardInterrupt:
             self.close()
-            total = self.stats.cached + len(self.missing)
-            raise GenerationInterrupted(
-                f"interrupted while the model loaded; {_kept(self.stats, total, self.directory)}", self.stats
-            ) from None
+            raise GenerationInterrupted(self.interrupted(" while the model loaded"), self.stats) from None
         except BaseException:
             self.close()
             raise
@@ -165,9 +162,9 @@ class Generation:
         finally:
             self.close()
 
-    def interrupted(self) -> str:
+    def interrupted(self, when: str = "") -> str:
         """What an interruption now leaves, as GenerationInterrupted says it."""
-        return f"interrupted; {_kept(self.stats, self.stats.cached + len(self.missing), self.directory)}"
+        return f"interrupted{when}; {_kept(self.stats, self.stats.cached + len(self.missing), self.directory)}"
 
     def close(self) -> None:
         if self.lines is not None:

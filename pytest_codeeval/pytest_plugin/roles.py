@@ -285,7 +285,8 @@ class Aggregating(Role):
         write_to(self._stderr)
 
     def selection_known(self, n_items: int, keys: list[SampleKey]) -> None:
-        """Collection is finished (here, or on every xdist worker alike): generate before any sample runs."""
+        """Collection is finished (here, or on every xdist worker alike): generation starts (a model's goes on in
+        its own thread while the samples run)."""
         self.expected_items, self.expected_samples = n_items, len(keys)
         self.benchmark.prepare(keys)
         if keys and self.progress is None and ProgressLines.wanted():  # xdist: once, not per worker
