@@ -74,3 +74,49 @@ def test_a_server_that_dies_while_samples_run_ends_the_run_with_one_line(
     ])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert json.loads(path.read_text())["generation"]["stopped"].endswith("a rerun starts over")
+
+
+def test_the_relay_sends_each_worker_what_it_has_not_had_then_the_end() -> None:
+    """A worker gets what arrived before it joined at once, the rest as it arrives, each solution once, then the end
+    of generation with its error; a worker that joins later (a replacement) gets everything in one message, and
+    one whose channel closed (it died) is dropped."""
+    import time
+
+    from pytest_codeeval.generation.arrivals import Arrivals
+    from pytest_codeeval.pytest_plugin.relay import Relay
+
+    class Node:  # xdist's WorkerController, as far as the relay uses it
+        def __init__(self, alive: bool = True) -> None:
+            self.channel, self.alive, self.got = self, alive, []
+
+        def send(self, message: tuple) -> None:
+            if not self.alive:
+                raise OSError("cannot send (already closed?)")
+            assert message[0] == "solutions"
+            self.got.append(message[1]["payload"])
+
+    def soon(condition) -> None:
+        deadline = time.monotonic() + 10
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    arrivals = Arrivals()
+    relay = Relay(arrivals, "solutions")
+    arrivals.add({"a": "1"})
+    first, dead = Node(), Node(alive=False)
+    relay.add(first)
+    relay.add(dead)
+    assert first.got == [{"solutions": {"a": "1"}, "done": False, "error": None}] and dead.got == []
+    arrivals.add({"b": "2"})
+    arrivals.add({"c": "3"})
+    soon(lambda: sum(len(p["solutions"]) for p in first.got) == 3)
+    arrivals.end("generation broke off")
+    soon(lambda: first.got[-1]["done"])
+    late = Node()
+    relay.add(late)
+    relay.close()
+    assert late.got == [{"solutions": {"a": "1", "b": "2", "c": "3"}, "done": True, "error": "generation broke off"}]
+    merged = {name: text for payload in first.got for name, text in payload["solutions"].items()}
+    assert merged == {"a": "1", "b": "2", "c": "3"} and [p["done"] for p in first.got].count(True) == 1
+    assert first.got[-1]["error"] == "generation broke off"
