@@ -280,14 +280,17 @@ class CannedChat(FakeServer):
 
 class SlowCompletions(FakeServer):
     """A completions endpoint that takes `delay` s per request and answers each with `n` choices of `text`, its
-    `{n}` the choice's number across the server's life (distinct programs): slow enough to interrupt mid-run."""
+    `{n}` the choice's number across the server's life (distinct programs): slow enough to interrupt mid-run.
+    `answered` holds the wall-clock time of each answer."""
 
     def __init__(self, delay: float, text: str = "\n    return {n}\n") -> None:
         self.delay, self.text, self.served = delay, text, itertools.count()
+        self.answered: list[float] = []
         super().__init__()
 
     def answer(self, body: dict) -> tuple[str, list[dict]]:
         time.sleep(self.delay)
+        self.answered.append(time.time())
         return "text_completion", [
             {"index": i, "finish_reason": "stop", "text": self.text.replace("{n}", str(next(self.served)))}
             for i in range(int(body.get("n") or 1))

@@ -7,8 +7,9 @@ only collects its verdict. Verdicts do not change (each sample is its own proces
 the order of reports does not change either (pytest still runs the items in order).
 
 A sample that runs into its time limit holds its item for seconds; while the main thread waits for it, it keeps
-the other executors fed from a `feeder` (the look-ahead), as far ahead as that takes. Identical jobs (the same
-program, language and limits) run once: the first sample's outcome is every such sample's."""
+the other executors fed from a `feeder` (the look-ahead), as far ahead as that takes; while generation goes on, an
+item also waits here for its completion, and each arrival (`wake`) lets the feeder start what came. Identical jobs
+(the same program, language and limits) run once: the first sample's outcome is every such sample's."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ class ExecutionPool:
         self._by_job: dict[Job, _Run] = {}  # with dedupe: every run of this process, by its job
         self._cond = threading.Condition()
         self._closed = False
+        self._arrivals = 0  # wake() calls: completions arrived since the feeder last had nothing to start
 
     def layers(self) -> dict[str, str]:
         """The isolation layers (the same on every executor). Asked for by the header, before collection: all
@@ -100,17 +102,31 @@ class ExecutionPool:
         return run.job, run.outcome, (None if run.owner == key else run.owner)
 
     def _wait(self, run: _Run) -> None:
-        feeder = self.feeder
+        self.wait_until(lambda: run.done)
+
+    def wake(self) -> None:
+        """Something the feeder may start has arrived (a completion, from the generation thread or the xdist
+        controller): a waiting thread asks the feeder again."""
         with self._cond:
-            while not run.done:
-                if feeder is not None and len(self._queue) < self.jobs and not self._closed:
+            self._arrivals += 1
+            self._cond.notify_all()
+
+    def wait_until(self, done: Callable[[], bool]) -> None:
+        """Block until `done()` (checked under the lock: a result, or a completion's arrival), feeding idle
+        executors meanwhile; once the feeder has nothing, it is asked again only after the next `wake`."""
+        feeder, empty_at = self.feeder, -1  # the arrivals count at which the feeder last had nothing
+        with self._cond:
+            while not done():
+                if (feeder is not None and empty_at != self._arrivals and len(self._queue) < self.jobs
+                        and not self._closed):
+                    seen = self._arrivals
                     self._cond.release()  # the feeder submits, which takes the lock
                     try:
                         more = feeder()
                     finally:
                         self._cond.acquire()
                     if not more:
-                        feeder = None
+                        empty_at = seen
                     continue
                 self._cond.wait()
 

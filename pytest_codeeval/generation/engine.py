@@ -4,6 +4,7 @@ model in process, with transformers or vLLM, or open endpoints), generate those,
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -75,28 +76,99 @@ def _plan(
     return "transformers", spec.identity, load
 
 
+Deliver = Callable[[Completion], None]
+
+
 def generate(
     model: str, requests: Sequence[GenerationRequest], settings: GenerationSettings, options: ModelOptions,
     cache_dir: Path | None, regenerate: bool = False, server: ServerOptions | None = None,
 ) -> tuple[dict[SampleKey, Completion], GenerationStats]:
-    name, identity, start = _plan(model, options, server or ServerOptions(), settings)
+    """Every completion, in this thread: the cache's, then the backend's."""
+    done: dict[SampleKey, Completion] = {}
+
+    def keep(completion: Completion) -> None:
+        done[completion.request.key] = completion
+
+    pending = start(model, requests, settings, options, cache_dir, keep, regenerate, server)
+    pending.run()
+    return done, pending.stats
+
+
+def start(
+    model: str, requests: Sequence[GenerationRequest], settings: GenerationSettings, options: ModelOptions,
+    cache_dir: Path | None, deliver: Deliver, regenerate: bool = False, server: ServerOptions | None = None,
+) -> Generation:
+    """Deliver the cache's completions now and start the backend (load the model) if some are missing, in the
+    caller's thread, where a bad model or Ctrl-C while it loads ends the run as before; `Generation.run` then
+    generates the rest, in the thread that is to own the model from then on."""
+    name, identity, make = _plan(model, options, server or ServerOptions(), settings)
     stats = GenerationStats(backend=name, model=model)
     cache = GenerationCache(cache_dir) if cache_dir is not None else None
     effective = {r.key: r.settings or settings for r in requests}
     keys = {r.key: cache_key(identity, r, effective[r.key]) for r in requests}
-    done: dict[SampleKey, Completion] = {}
     missing: list[GenerationRequest] = []
     for request in requests:
         hit = cache.get(keys[request.key], request) if cache is not None and not regenerate else None
         if hit is not None:
-            done[request.key] = hit
+            stats.cached += 1
+            deliver(hit)
         else:
             missing.append(request)
-    stats.cached = len(done)
+    pending = Generation(missing, effective, keys, cache, stats, deliver)
     if missing:
         _announce(name, requests, missing, effective)
-        _generate_missing(start, missing, effective, keys, cache, done, stats)
-    return done, stats
+        pending.load(make)
+    return pending
+
+
+class Generation:
+    """The completions the cache did not have, with the started backend that generates them (`run`)."""
+
+    def __init__(
+        self, missing: list[GenerationRequest], effective: dict[SampleKey, GenerationSettings],
+        keys: dict[SampleKey, str], cache: GenerationCache | None, stats: GenerationStats, deliver: Deliver,
+    ) -> None:
+        self.missing, self.effective, self.keys, self.cache = missing, effective, keys, cache
+        self.stats, self.deliver = stats, deliver
+        self.backend: Backend | None = None
+        self.lines: ProgressLines | None = None
+        self.directory = cache.path.parent if cache is not None else None
+
+    def load(self, make: Callable[[], Backend]) -> None:
+        from pytest_codeeval.generation.progress import ProgressLines
+
+        self.lines = ProgressLines(len(self.missing)) if ProgressLines.wanted() else None
+        if self.lines is not None:
+            self.lines.start()
+        loading = time.perf_counter()
+        try:
+            self.backend = make()
+        except KeyboardInterrupt:
+            self.close()
+            raise GenerationInterrupted(self.interrupted(" while the model loaded"), self.stats) from None
+        except BaseException:
+            self.close()
+            raise
+        self.stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Generate what is missing, each completion delivered (and cached) as it arrives; `stop` set from another
+        thread ends it after the completion in hand, as Ctrl-C does."""
+        try:
+            if self.backend is not None:
+                if self.lines is not None:
+                    self.lines.generating()
+                _run(self.backend, self, stop)
+        finally:
+            self.close()
+
+    def interrupted(self, when: str = "") -> str:
+        """What an interruption now leaves, as GenerationInterrupted says it."""
+        return f"interrupted{when}; {_kept(self.stats, self.stats.cached + len(self.missing), self.directory)}"
+
+    def close(self) -> None:
+        if self.lines is not None:
+            self.lines.close()
 
 
 def _announce(
@@ -120,64 +192,38 @@ def _kept(stats: GenerationStats, total: int, cache_dir: Path | None) -> str:
             f"{total - have}")
 
 
-def _generate_missing(
-    start: Callable[[], Backend], missing: list[GenerationRequest], effective: dict[SampleKey, GenerationSettings],
-    keys: dict[SampleKey, str], cache: GenerationCache | None, done: dict[SampleKey, Completion],
-    stats: GenerationStats,
-) -> None:
-    from pytest_codeeval.generation.progress import ProgressLines
-
-    lines = ProgressLines(len(missing)) if ProgressLines.wanted() else None
-    total = stats.cached + len(missing)
-    directory = cache.path.parent if cache is not None else None
-    if lines is not None:
-        lines.start()
-    try:
-        loading = time.perf_counter()
-        try:
-            backend = start()
-        except KeyboardInterrupt:
-            raise GenerationInterrupted(f"interrupted while the model loaded; {_kept(stats, total, directory)}",
-                                        stats) from None
-        stats.extra["load_seconds"] = round(time.perf_counter() - loading, 3)
-        if lines is not None:
-            lines.generating()
-        _run(backend, missing, effective, keys, cache, done, stats, lines, directory)
-    finally:
-        if lines is not None:
-            lines.close()
-
-
-def _run(
-    backend: Backend, missing: list[GenerationRequest], effective: dict[SampleKey, GenerationSettings],
-    keys: dict[SampleKey, str], cache: GenerationCache | None, done: dict[SampleKey, Completion],
-    stats: GenerationStats, lines: ProgressLines | None, directory: Path | None,
-) -> None:
+def _run(backend: Backend, pending: Generation, stop: threading.Event | None) -> None:
     """Each completion reaches the cache as it arrives: Ctrl-C or a failure keeps every one received."""
     from tqdm.auto import tqdm
 
-    total = stats.cached + len(missing)
+    from pytest_codeeval.generation.progress import stderr
+
+    stats, lines, cache = pending.stats, pending.lines, pending.cache
     started = time.perf_counter()
     groups: dict[GenerationSettings, list[GenerationRequest]] = {}
-    for request in missing:
-        groups.setdefault(effective[request.key], []).append(request)
+    for request in pending.missing:
+        groups.setdefault(pending.effective[request.key], []).append(request)
     try:
-        with tqdm(total=len(missing), desc="codeeval: generating", unit="completion", disable=None, leave=False) as bar:
+        with tqdm(total=len(pending.missing), desc="codeeval: generating", unit="completion", disable=None,
+                  leave=False, file=stderr()) as bar:  # not pytest's capture of an item running meanwhile
             for group_settings, group in groups.items():
                 for completion in backend.generate(group, group_settings):
                     key = completion.request.key
-                    done[key] = completion
                     if cache is not None and completion.cacheable:
-                        cache.put(keys[key], completion)
+                        cache.put(pending.keys[key], completion)
                     stats.generated += 1
                     stats.tokens += completion.tokens
+                    pending.deliver(completion)
                     bar.update(1)
                     if lines is not None:
                         lines.update(completion.tokens)
+                    if stop is not None and stop.is_set() and stats.generated < len(pending.missing):
+                        raise KeyboardInterrupt
     except CodeevalError as exc:  # generation broke off (a backend that could not start says so as it is)
-        raise GenerationStopped(f"{exc}; {_kept(stats, total, directory)}", stats) from None
+        total = stats.cached + len(pending.missing)
+        raise GenerationStopped(f"{exc}; {_kept(stats, total, pending.directory)}", stats) from None
     except KeyboardInterrupt:  # the backend abandoned what was in flight: nothing more to wait for
-        raise GenerationInterrupted(f"interrupted; {_kept(stats, total, directory)}", stats) from None
+        raise GenerationInterrupted(pending.interrupted(), stats) from None
     finally:
         stats.seconds = round(time.perf_counter() - started, 3)
         stats.model_loads += backend.loads

@@ -215,7 +215,7 @@ class Benchmark:
 
     # -- solutions and verdicts ----------------------------------------------------------------------------------
     def prepare(self, keys: list[SampleKey]) -> None:
-        """Generate (once, here) every selected sample's completion before any of them runs."""
+        """Start generating (once, here) every selected sample's completion: a model's arrive while samples run."""
         if self._prepared or not keys or self.config.option.collectonly:
             return
         self._prepared = True
@@ -245,7 +245,7 @@ class Benchmark:
         `resources`: the task's fixture values, for a task that requests some. False where there was nothing to
         start (started already, or not an execution sample)."""
         key = SampleKey(problem.task, problem.id, index)
-        if key in self._sent_ahead:
+        if key in self._sent_ahead or not self.ready(key):  # not arrived: the look-ahead offers it again
             return False
         self._sent_ahead.add(key)
         task = self.tasks.task(problem.task)
@@ -260,6 +260,10 @@ class Benchmark:
         self.pool.submit(key, job)
         return True
 
+    def ready(self, key: SampleKey) -> bool:
+        """Whether the sample's solution is there (a model's completion may still be on its way)."""
+        return self.source.ready(key)
+
     def _job(
         self, task: Task, problem: Problem, index: int, solution: str, resources: dict[str, Any] | None,
     ) -> ExecutionJob:
@@ -271,7 +275,10 @@ class Benchmark:
         """The verdict of one sample: collected from the pool if it ran ahead, run now otherwise, or scored."""
         task = self.tasks.task(problem.task)
         key = SampleKey(problem.task, problem.id, index)
+        self._sent_ahead.add(key)  # run now if it did not start ahead: the look-ahead may still offer it
         solution = self._solutions_ahead.pop(key, None)
+        if solution is None and task.requires_execution and not self.ready(key):  # idle executors take what arrives
+            self.pool.wait_until(lambda: self.ready(key))
         if solution is None:
             solution = self.source.solution(task, problem, index)
         if not task.requires_execution:

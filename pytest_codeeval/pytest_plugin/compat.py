@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sys
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 from _pytest.fixtures import TopRequest
@@ -19,7 +20,7 @@ from _pytest.mark.expression import Expression
 
 __all__ = [
     "Expression", "fill_fixtures", "fixture_info", "fixture_request", "keyword_idents", "receive_on_worker",
-    "run_by_pytest_command", "run_session", "send_to_worker",
+    "run_by_pytest_command", "run_session", "send_to_worker", "uncaptured_stderr",
 ]
 
 
@@ -138,3 +139,16 @@ def xdist_pending_indices(config: pytest.Config) -> Callable[[int | None, int], 
             return [i for i in itertools.islice(indices, start, start + n) if isinstance(i, int)]
 
     return pending
+
+
+def uncaptured_stderr(config: pytest.Config) -> TextIO | None:
+    """A stream on the stderr that pytest's fd capture (`--capture=fd`, the default) replaced: progress lines from a
+    thread of our own (generation goes on while items run, each captured) must reach the log, not an item's
+    captured output. The capture manager keeps the original descriptor in `_global_capturing.err.targetfd_save`
+    (FDCapture, 5.4); this is a duplicate of it, which the caller closes. None without fd capture (`-s`)."""
+    manager = config.pluginmanager.getplugin("capturemanager")
+    capturing = getattr(manager, "_global_capturing", None)
+    saved = getattr(getattr(capturing, "err", None), "targetfd_save", None)
+    if not isinstance(saved, int):
+        return None
+    return os.fdopen(os.dup(saved), "w", buffering=1, encoding="utf-8", errors="replace")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ from pytest_codeeval.evaluation.gates import Baseline, read_baseline
 from pytest_codeeval.evaluation.outcome import RunOutcome, finish
 from pytest_codeeval.evaluation.results import Results
 from pytest_codeeval.evaluation.verdicts import not_prepared
-from pytest_codeeval.generation.progress import ProgressLines
+from pytest_codeeval.generation.progress import ProgressLines, write_to
 from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
-from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, send_to_worker
+from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, uncaptured_stderr
 from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
+from pytest_codeeval.pytest_plugin.relay import Relay
 from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
 from pytest_codeeval.samples import ROOT_NAME, SampleKey, SampleRecord
@@ -112,7 +114,13 @@ class Role:
         self.close()
 
     def close(self) -> None:
+        self.stop_generation()
         self.benchmark.close()
+
+    def stop_generation(self) -> None:
+        """The run loop is over (every item ran, or -x or Ctrl-C stopped it): a model's generation thread stops
+        after the completion in hand, and its report says what was kept."""
+        self.benchmark.source.stop()
 
 
 class Collecting(Role):
@@ -122,6 +130,7 @@ class Collecting(Role):
         super().__init__(config, settings)
         self._lookahead = self.lookahead()
         self._after_fixtures: list[SampleItem] = []  # samples ahead that wait for their task's fixture values
+        self._unready: deque[SampleItem] = deque()  # offered ahead before their completion arrived, in order
         self._session: pytest.Session | None = None
 
     def lookahead(self) -> Policy:
@@ -130,12 +139,28 @@ class Collecting(Role):
 
     def _feed(self) -> bool:
         """Start one more upcoming sample (the pool asks while the current item waits and an executor is idle);
-        False once there is none."""
+        False when there is none, or when the next one's completion has not arrived (the pool asks again when one
+        does: completions arrive roughly in the items' order)."""
         assert self._session is not None
-        for item in self._lookahead.further(self._session):
-            if isinstance(item, SampleItem) and self.benchmark.start_ahead(item.problem, item.index):
+        while self._unready:
+            if not self.benchmark.ready(self._unready[0].key):
+                return False
+            arrived = self._unready.popleft()
+            if self.benchmark.start_ahead(arrived.problem, arrived.index):
                 return True
+        for item in self._lookahead.further(self._session):
+            if isinstance(item, SampleItem) and self._start(item):
+                return True
+            if self._unready:
+                return False
         return False
+
+    def _start(self, item: SampleItem) -> bool:
+        """Start the item's sample ahead, or keep it for when its completion arrives."""
+        if self._unready or not self.benchmark.ready(item.key):
+            self._unready.append(item)
+            return False
+        return self.benchmark.start_ahead(item.problem, item.index)
 
     def collected(self, session: pytest.Session) -> None:
         """The selection is known (after -k, --lf, -m)."""
@@ -168,12 +193,15 @@ class Collecting(Role):
         if pool.feeder is None:
             self._session = item.session
             pool.feeder = self._feed
+            self.benchmark.source.listen(pool.wake)  # each solution that arrives may start its sample
         for upcoming in self._lookahead.upcoming(item, nextitem, LOOKAHEAD_PER_JOB * pool.jobs):
             if isinstance(upcoming, SampleItem):
                 if self.benchmark.needs_fixtures_first(upcoming.problem):
                     self._after_fixtures.append(upcoming)
+                elif upcoming is item and self.benchmark.ready(item.key):  # due now, whatever waits before it
+                    self.benchmark.start_ahead(item.problem, item.index)
                 else:
-                    self.benchmark.start_ahead(upcoming.problem, upcoming.index)
+                    self._start(upcoming)
 
     @pytest.hookimpl(tryfirst=True)
     @usage.hook
@@ -232,9 +260,13 @@ class Aggregating(Role):
         self.lost: list[str] = []  # samples an xdist worker crashed on twice (Controller)
         self.skipped_tasks: dict[str, str] = {}  # task -> why it was skipped as a whole
         self.progress: ProgressLines | None = None  # without a terminal: a line now and then while samples are judged
+        self.reporting: ProgressLines | None = None  # and while the results are made and written
+        self._stderr = uncaptured_stderr(config)  # the lines of generation's thread reach it while items run
+        write_to(self._stderr)
 
     def selection_known(self, n_items: int, keys: list[SampleKey]) -> None:
-        """Collection is finished (here, or on every xdist worker alike): generate before any sample runs."""
+        """Collection is finished (here, or on every xdist worker alike): generation starts (a model's goes on in
+        its own thread while the samples run)."""
         self.expected_items, self.expected_samples = n_items, len(keys)
         self.benchmark.prepare(keys)
         if keys and self.progress is None and ProgressLines.wanted():  # xdist: once, not per worker
@@ -302,20 +334,32 @@ class Aggregating(Role):
             ended = True
             return result
         finally:
+            self.stop_generation()
             if self.progress is not None:
                 self.progress.close()
+            self._reporting_started()
             # -x stops the loop with an exception even after the last item: the run is complete if every
             # selected sample's result is in, and then it is judged as one that was not stopped.
             if (ended or self.all_samples_reported) and self._finish(loop_ended=True).gates_failed:
                 session.testsfailed += 1  # a failed gate is a failure, as pytest-cov counts one
 
+    def _reporting_started(self) -> None:
+        """The reporting phase begins (the loop ended, or pytest stopped the run before it): a line now and then
+        without a terminal until the reports are written."""
+        if self.reporting is None and ProgressLines.wanted():
+            self.reporting = ProgressLines.reporting()
+            self.reporting.start()
+
     @pytest.hookimpl(tryfirst=True)
     @usage.hook
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self._reporting_started()
         outcome = self.outcome or self._finish(loop_ended=False)  # pytest stopped the loop: report what is in
         status = outcome.exit_status(session.exitstatus, session.testsfailed, self.all_items_ran)
         # after the status is decided: the report records it
         write_reports(outcome, status, self.benchmark.tasks.problem_doc)
+        if self.reporting is not None:
+            self.reporting.finish()
         session.exitstatus = _exit_code(outcome.after_reports(status))  # a report not written fails the run
 
     @pytest.hookimpl(trylast=True)
@@ -327,9 +371,13 @@ class Aggregating(Role):
             from pytest_codeeval.reporting.junit import reconcile
 
             reconcile(Path(xmlpath), self.outcome)
-        if self.progress is not None:  # a run that never reached its loop (interrupted, a usage error)
-            self.progress.close()
+        for lines in (self.progress, self.reporting):  # a run that never reached its loop or its reports
+            if lines is not None:
+                lines.close()
         super().pytest_unconfigure()
+        write_to(None)
+        if self._stderr is not None:
+            self._stderr.close()
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     @usage.hook
@@ -361,17 +409,26 @@ class Controller(Aggregating):
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         super().__init__(config, settings)
         self._retried: set[str] = set()  # samples given to a worker again after theirs crashed on them
+        self._relay: Relay | None = None  # made when a worker's collection ends and the source has what to relay
 
     @usage.hook
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Called with the ids a worker collected (after -k and --lf): exactly the selection, the same on every
-        worker. The scheduler sends no item before this returns, and the solutions go to the worker first on its
-        channel, so they are there when its samples run, on this machine or another (`--tx ssh=...`)."""
+        worker. The scheduler sends no item before this returns, and the solutions there are so far go to the worker
+        first on its channel; the relay sends the others as they arrive, on this machine or another
+        (`--tx ssh=...`)."""
         self.selection_known(len(ids), [key for key in map(SampleKey.from_nodeid, ids) if key is not None])
         self.freeze()
-        solutions = self.benchmark.source.shared()
-        if solutions is not None:
-            send_to_worker(node, SOLUTIONS_COMMAND, solutions)
+        arrivals = self.benchmark.source.relayed()
+        if arrivals is not None:
+            if self._relay is None:
+                self._relay = Relay(arrivals, SOLUTIONS_COMMAND)
+            self._relay.add(node)
+
+    def close(self) -> None:
+        if self._relay is not None:
+            self._relay.close()
+        super().close()
 
     @pytest.hookimpl(optionalhook=True)
     @usage.hook

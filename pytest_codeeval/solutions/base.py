@@ -10,6 +10,7 @@ from pytest_codeeval.samples import SampleKey
 from pytest_codeeval.tasks.base import Doc, Problem, Task
 
 if TYPE_CHECKING:
+    from pytest_codeeval.generation.arrivals import Arrivals
     from pytest_codeeval.tasks.registry import TaskRegistry
 
 TaskLookup = Callable[[str], Task]
@@ -62,13 +63,27 @@ class SolutionSource(Protocol):
         that may load a model."""
         return
 
-    def shared(self) -> dict[str, str] | None:
-        """What the xdist controller sends each worker before its first item: the solutions it produced by node
-        id, or None where every process has its own (the reference's rows, a file)."""
+    def relayed(self) -> Arrivals | None:
+        """What the xdist controller relays to its workers as it arrives (a model's completions), or None where
+        every process has its own (the reference's rows, a file)."""
         return None
 
-    def receive(self, solutions: dict[str, str]) -> None:
-        """On an xdist worker: the controller's `shared` solutions, which arrive before any item is sent to run."""
+    def receive(self, payload: dict[str, Any]) -> None:
+        """On an xdist worker (in xdist's receiving thread): what the controller's relay sends, solutions as they
+        arrive, then the end of their production (with its error, where it broke off)."""
+        return
+
+    def ready(self, key: SampleKey) -> bool:
+        """Whether the sample's solution is there (a model's completion may still be on its way)."""
+        return True
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call `listener` whenever solutions arrive (each may start its sample); a source that has them all calls
+        nothing."""
+        return
+
+    def stop(self) -> None:
+        """The run loop is over: production of solutions (a model's generation) stops after the one in hand."""
         return
 
     def report(self) -> dict[str, Any] | None:

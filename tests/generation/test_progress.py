@@ -94,3 +94,43 @@ def test_samples_judged_are_counted_without_a_terminal(
         "codeeval: judging: 3/3 samples, in *s",
     ])
     assert "tokens/s" not in result.stderr.str()
+
+
+def test_the_reporting_phase_has_its_lines_and_its_time() -> None:
+    out = io.StringIO()
+    lines = ProgressLines.reporting(stream=out, every=0.2)
+    lines.start()
+    time.sleep(0.7)  # the reports of a big run being written: nothing else would write
+    lines.finish()
+    lines.finish()  # said once
+    written = out.getvalue().splitlines()
+    assert len(written) >= 3 and all(line.startswith("codeeval: writing the results: ") for line in written), written
+    assert all(line.endswith("s so far") for line in written[:-1]) and written[-1] == "codeeval: writing the results: done in 1s"
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_reports_that_take_long_to_write_are_timed_without_a_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """Writing the JSON, Markdown and HTML of a million samples takes minutes: the CI log hears from that phase too,
+    in the process that writes them (the only one, or xdist's controller). Here the writing is made slow."""
+    pytester.makeconftest("""
+        import time
+        from pytest_codeeval.pytest_plugin import roles
+
+        write = roles.write_reports
+
+        def slow(*args, **kwargs):
+            time.sleep(2.5)
+            return write(*args, **kwargs)
+
+        roles.write_reports = slow
+    """)
+    monkeypatch.setenv("PYTEST_CODEEVAL_PROGRESS_SECONDS", "0.5")
+    result = pytester.runpytest_subprocess(
+        "--codeeval-model=reference", "--codeeval-tasks=humaneval", "--codeeval-limit=2", "-p", "no:cacheprovider",
+        "-n", workers, f"--codeeval-report={pytester.path / 'r.json'}", "--codeeval-html=r.html",
+    )
+    assert result.ret == 0 and (pytester.path / "r.json").exists()
+    waiting = [line for line in result.stderr.lines if line.startswith("codeeval: writing the results: ")]
+    assert len(waiting) >= 3 and waiting[-1].startswith("codeeval: writing the results: done in "), waiting

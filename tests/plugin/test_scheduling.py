@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 
 import pytest
 from helpers import canonical, first_ids, report, write_jsonl
@@ -260,6 +261,49 @@ def test_pool_feeds_idle_executors_while_an_item_waits_for_a_slow_sample() -> No
         pool.submit("slow", slow)
         assert pool.result("slow", lambda: pytest.fail("ran ahead"))[1] is True
         assert [pool.result(n, lambda: pytest.fail("ran ahead"))[1] for n in range(19)] == list(range(19))
+    finally:
+        pool.close()
+
+
+def test_a_wait_for_a_completion_starts_the_samples_whose_completions_arrive_meanwhile() -> None:
+    """Generation goes on in another thread: each arrival (`wake`) has the waiting thread ask the feeder again,
+    which had nothing to start before it. The last completion comes only once the fifth sample has run."""
+    import threading
+
+    from pytest_codeeval.execution.pool import ExecutionPool
+
+    arrived: list[int] = []
+    started: list[int] = []
+    fifth_ran = threading.Event()
+
+    def job(n: int):
+        return lambda executor: fifth_ran.set() if n == 4 else n
+
+    def feeder() -> bool:
+        waiting = [n for n in arrived if n not in started]
+        if not waiting:
+            return False  # nothing has arrived that is not started: asked again at the next arrival
+        started.append(waiting[0])
+        pool.submit(waiting[0], job(waiting[0]))
+        return True
+
+    def generate() -> None:
+        for n in range(5):
+            time.sleep(0.05)
+            arrived.append(n)
+            pool.wake()
+        fifth_ran.wait(30)
+        arrived.append(5)
+        pool.wake()
+
+    pool = ExecutionPool("basic", 2)
+    pool.feeder = feeder
+    generation = threading.Thread(target=generate, daemon=True)
+    try:
+        generation.start()
+        pool.wait_until(lambda: 5 in arrived)
+        assert fifth_ran.is_set() and started == [0, 1, 2, 3, 4]
+        assert [pool.result(n, lambda: pytest.fail("ran ahead"))[1] for n in range(4)] == [0, 1, 2, 3]
     finally:
         pool.close()
 
