@@ -18,7 +18,7 @@ URL_jl    := Julia (julialang.org, or juliaup)
 URL_swift := Swift (swift.org's Linux toolchain)
 URL_dart  := Dart (dart.dev's SDK)
 # Each language's Debian packages, and one of the tools it runs (when missing, the packages install): the language
-# classes' `package` and `tools`, which tests/plugin/test_layout.py holds these rows to.
+# classes' `package` and `tools`, which tests/pytest_plugin/test_layout.py holds these rows to.
 PKG_js   := nodejs
 PKG_ts   := node-typescript nodejs
 PKG_java := default-jdk-headless libjavatuples-java
@@ -135,7 +135,7 @@ test: setup setup-vllm
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -n 2 -q
-	$(VLLM_VENV)/bin/python -m pytest tests/generation/test_vllm.py tests/benchmarks/test_smoke.py -q \
+	$(VLLM_VENV)/bin/python -m pytest tests/generation/backends/test_vllm.py tests/benchmarks/test_smoke.py -q \
 		-k 'not bad_vllm_options and (test_vllm or generation_throughput)'
 
 bench: setup setup-vllm

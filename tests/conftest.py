@@ -5,7 +5,7 @@ in one process, so everything the plugin imports lazily is imported once, before
 happens in a fixture, not at import: pytest loads this file for any run started in the checkout (`pytest
 codeeval`, `make demo` look into `test*` directories for conftest files), and those runs must not pay for torch.
 (Whether importing the plugin alone stays free of heavy modules is checked in a fresh interpreter:
-tests/plugin/test_layout.py.)"""
+tests/pytest_plugin/test_layout.py.)"""
 
 import contextlib
 import importlib

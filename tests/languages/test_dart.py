@@ -1,6 +1,6 @@
 """Dart, which Debian does not package: its translation (held to MultiPL-E's builder output by
 tests/languages/test_builder_rows.py; here what its rows look like), its runner's script, and its reading of Dart's reports
-on made-up results. Where `dart` is on PATH, tests/languages/test_runners.py and tests/catalogue/test_multiple.py run it for real."""
+on made-up results. Where `dart` is on PATH, tests/languages/test_runners.py and tests/tasks/catalogue/test_multiple.py run it for real."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def test_a_special_token_that_is_a_stop_word_stops_generation() -> None:
 
     from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
-    bceh = json.loads((Path(__file__).parents[1] / "data" / "instructhumaneval" / "bceh_special_stop.json").read_text())
+    bceh = json.loads((Path(__file__).parents[2] / "data" / "instructhumaneval" / "bceh_special_stop.json").read_text())
     backend = TransformersBackend.__new__(TransformersBackend)  # only what the stopping check reads
     backend.tokenizer = tiny_tokenizer(special=tuple(bceh["special"]))
     backend.eos_ids, backend.end_ids = {backend.tokenizer.eos_token_id}, {}

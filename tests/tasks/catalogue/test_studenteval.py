@@ -14,7 +14,7 @@ from pytest_codeeval.tasks.catalogue.studenteval import StudentEval
 
 pytestmark = pytest.mark.timeout(300)
 
-ROWS = Path(__file__).parents[1] / "data" / "studenteval" / "test.jsonl"
+ROWS = Path(__file__).parents[2] / "data" / "studenteval" / "test.jsonl"
 DATASET = f"--codeeval-dataset=studenteval={ROWS}"
 IDS = ["first-failure/add_up/0", "first-failure/subtract_add/1", "last-success/subtract_add/2",
        "first-success/altText/3"]

@@ -193,7 +193,7 @@ def test_a_run_under_xdist_gives_the_engines_samples_and_caches_them_as_vllms(
     assert (other["backend"], other["generated"], other["cached"]) == ("transformers", 9, 0)
 
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 # One task of every family that runs offline, with its local rows where it has no packaged data. Left out: the
 # fill-in-the-middle families (santacoder_fim, starcoder_fim, humaneval-infilling-*): the embedded SmolLM2 has no
 # FIM tokens (test_fill_in_the_middle_where_the_model_has_the_tokens).

@@ -17,7 +17,7 @@ from pytest_codeeval.tasks.catalogue.recode import perturbed_task
 
 pytestmark = pytest.mark.timeout(300)
 
-ROWS = Path(__file__).parents[1] / "data" / "perturbed_humaneval" / "nlaugmenter.jsonl"
+ROWS = Path(__file__).parents[2] / "data" / "perturbed_humaneval" / "nlaugmenter.jsonl"
 TASK = "perturbed-humaneval-nlaugmenter-num_seeds_2"
 PERTURBATION = "ButterFingersPerturbation"
 

@@ -14,7 +14,7 @@ from pytest_codeeval.tasks import builtin_registry
 
 pytestmark = pytest.mark.timeout(300)
 
-DATA = Path(__file__).parents[1] / "data" / "humaneval_infilling"
+DATA = Path(__file__).parents[2] / "data" / "humaneval_infilling"
 FILES = {"single-line": "SingleLine", "multi-line": "MultiLine", "random-span": "RandomSpan", "random-span-light": "RandomSpanLight"}
 DATASETS = [f"--codeeval-dataset=humaneval-infilling-{name}={DATA / (stem + '.jsonl')}" for name, stem in FILES.items()]
 

@@ -14,7 +14,7 @@ from helpers import report, write_jsonl
 pytestmark = pytest.mark.timeout(300)
 pytest.importorskip("sacrebleu")
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 # two samples per CoNaLa row: the harness scores the first column alone
 CONALA = [

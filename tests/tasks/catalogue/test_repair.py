@@ -17,7 +17,7 @@ from pytest_codeeval.tasks.catalogue.quixbugs import QuixBugs, cut_at_last_stop_
 
 pytestmark = pytest.mark.timeout(300)
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 ROWS = {"quixbugs": DATA / "quixbugs" / "train.jsonl", "python_bugs": DATA / "python_bugs" / "train.jsonl"}
 DATASETS = [f"--codeeval-dataset={task}={path}" for task, path in ROWS.items()]
 

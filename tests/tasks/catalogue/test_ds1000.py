@@ -12,7 +12,7 @@ from helpers import report, write_jsonl
 
 pytestmark = pytest.mark.timeout(600)
 
-DATA = Path(__file__).parents[1] / "data" / "ds1000"
+DATA = Path(__file__).parents[2] / "data" / "ds1000"
 ROWS = [json.loads(line) for line in (DATA / "ds1000_test.jsonl").read_text(encoding="utf-8").splitlines()]
 TASK = "ds1000-all-completion"
 

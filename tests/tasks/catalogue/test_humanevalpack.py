@@ -14,7 +14,7 @@ from pytest_codeeval.tasks.catalogue.humanevalpack.tasks import LANGUAGES, SCENA
 
 pytestmark = pytest.mark.timeout(600)
 
-DATA = Path(__file__).parents[1] / "data" / "humanevalpack"
+DATA = Path(__file__).parents[2] / "data" / "humanevalpack"
 PY_TASKS = [f"{scenario}-python" for scenario in SCENARIOS]
 
 

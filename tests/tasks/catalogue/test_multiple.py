@@ -18,7 +18,7 @@ from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.translate import rows
 
 pytestmark = pytest.mark.timeout(600)
-DATA = Path(__file__).parents[1] / "data" / "multiple"
+DATA = Path(__file__).parents[2] / "data" / "multiple"
 PUBLISHED = [json.loads(line) for line in (DATA / "published.jsonl").read_text().splitlines()]
 COMPLETIONS = json.loads((DATA / "completions.json").read_text())
 

@@ -19,7 +19,7 @@ from pytest_codeeval.tasks.catalogue.parity import Parity
 
 pytestmark = pytest.mark.timeout(300)
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 PARITY = json.loads((DATA / "parity" / "bceh.json").read_text(encoding="utf-8"))
 INSTRUCT = json.loads((DATA / "instructhumaneval" / "bceh_instruction_tokens.json").read_text(encoding="utf-8"))
 TOKENS = "<|user|>,<|end|>,<|assistant|>"

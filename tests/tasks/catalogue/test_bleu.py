@@ -15,7 +15,7 @@ from pytest_codeeval.tasks import builtin_registry
 pytestmark = pytest.mark.timeout(300)
 pytest.importorskip("sacrebleu")
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 FILES = {
     "conala": "conala/conala.jsonl", "concode": "conala/concode.jsonl",
     **{f"codexglue_code_to_text-{lang}": f"codexglue/code_to_text-{lang}.jsonl"

@@ -13,7 +13,7 @@ from helpers import report, write_jsonl
 
 pytestmark = pytest.mark.timeout(300)
 
-DATA = Path(__file__).parents[1] / "data" / "pal"
+DATA = Path(__file__).parents[2] / "data" / "pal"
 # GSM8K rows 0 and 1 (answers 18 and 3). Problem 0's first program returns text that starts like a failed run.
 PAL = {"0": ['def solution():\n    return "failed: no answer"', "def solution():\n    return 18"],
        "1": ["def solution():\n    return 3"]}

@@ -15,7 +15,7 @@ from pytest_codeeval.tasks import builtin_registry
 pytestmark = pytest.mark.timeout(300)
 pytest.importorskip("sacrebleu")
 
-ROWS = Path(__file__).parents[1] / "data" / "spider" / "validation.jsonl"
+ROWS = Path(__file__).parents[2] / "data" / "spider" / "validation.jsonl"
 ARGS = ["--codeeval-tasks=spider", f"--codeeval-dataset=spider={ROWS}", "--codeeval-report=r.json"]
 
 

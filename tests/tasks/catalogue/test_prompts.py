@@ -30,7 +30,7 @@ from pytest_codeeval.tasks.catalogue.instruct_humaneval import (
 )
 from pytest_codeeval.tasks.catalogue.mbpp import MBPP, MBPPPlus
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 
 def on_rows(task: Task, path: Path) -> Task:

@@ -1,6 +1,6 @@
 """The Python function-level catalogue (HumanEval variants, HumanEval+, MBPP, MBPP+, instruction HumanEval) on
 real-schema local rows: listing, reference self-checks, generations files (under xdist too), bigcode's own MBPP
-evaluator data, and MBPP+'s original-tests option. Prompt conformance lives in tests/catalogue/test_prompts.py."""
+evaluator data, and MBPP+'s original-tests option. Prompt conformance lives in tests/tasks/catalogue/test_prompts.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from helpers import first_ids, problems, report, write_jsonl
 
 pytestmark = pytest.mark.timeout(600)
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 ROWS = {
     "mbpp": DATA / "mbpp" / "test.jsonl",
     "mbppplus": DATA / "mbppplus" / "test.jsonl",
@@ -124,7 +124,7 @@ def test_a_file_without_the_plus_tests_names_the_missing_field(pytester: pytest.
     write_jsonl(pytester.path / "rows.jsonl", broken)
     result = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=mbppplus", "--codeeval-dataset=mbppplus=rows.jsonl")
     out = result.stdout.str() + result.stderr.str()
-    assert result.ret != pytest.ExitCode.OK  # found while collecting, as for every task (tests/plugin/test_datasets.py)
+    assert result.ret != pytest.ExitCode.OK  # found while collecting, as for every task (tests/pytest_plugin/test_datasets.py)
     assert "rows.jsonl: row 1 has no field 'test'" in out and "evalplus/mbppplus" in out
     assert "Traceback" not in out
 

@@ -18,7 +18,7 @@ from pytest_codeeval.samples import SampleKey
 
 pytestmark = pytest.mark.timeout(600)
 
-TESTS = Path(__file__).parents[1]
+TESTS = Path(__file__).parents[2]
 
 
 @pytest.fixture(scope="module")

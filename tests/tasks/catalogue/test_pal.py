@@ -11,7 +11,7 @@ from helpers import report, write_jsonl
 
 pytestmark = pytest.mark.timeout(300)
 
-DATA = Path(__file__).parents[1] / "data" / "pal"
+DATA = Path(__file__).parents[2] / "data" / "pal"
 
 
 def _copy(pytester: pytest.Pytester, *names: str) -> None:

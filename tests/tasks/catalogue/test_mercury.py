@@ -10,7 +10,7 @@ from helpers import report, write_jsonl
 
 pytestmark = pytest.mark.timeout(600)
 
-DATA = Path(__file__).parents[1] / "data" / "mercury"
+DATA = Path(__file__).parents[2] / "data" / "mercury"
 ROWS = [json.loads(line) for line in (DATA / "eval.jsonl").read_text().splitlines()]
 SUMMARY, CONSECUTIVE, DEDUPE = (r["slug_name"] for r in ROWS)
 DATASET = f"--codeeval-dataset=mercury={DATA / 'eval.jsonl'}"

@@ -15,7 +15,7 @@ from pytest_codeeval.tasks import builtin_registry
 
 pytestmark = pytest.mark.timeout(300)
 
-ROWS = Path(__file__).parents[1] / "data" / "santacoder_fim" / "train.jsonl"
+ROWS = Path(__file__).parents[2] / "data" / "santacoder_fim" / "train.jsonl"
 DATASETS = [f"--codeeval-dataset={name}={ROWS}" for name in ("santacoder_fim", "starcoder_fim")]
 BOTH_FAMILIES = ("<|endoftext|>", "<fim_prefix>", "<fim_middle>", "<fim_suffix>", "<fim-prefix>", "<fim-middle>", "<fim-suffix>",
                  "<file_sep>", "<pad>")
