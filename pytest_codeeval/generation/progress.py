@@ -63,9 +63,10 @@ class ProgressLines:
         self.stopped.set()
 
     def finish(self) -> None:
-        """The end of an uncounted phase, with its time (once, however often it is called)."""
+        """The end of an uncounted phase that had a line, with its time (once, however often it is called); a
+        phase quicker than a line says nothing, as a run that ends with a usage error prints only that error."""
         with self.lock:
-            if not self.done:
+            if not self.done and self.last > self.started:
                 self.done = 1
                 self._write(f"codeeval: {UNCOUNTED[self.phase]}: done in {_duration(time.monotonic() - self.started)}")
         self.close()

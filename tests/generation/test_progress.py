@@ -108,6 +108,15 @@ def test_the_reporting_phase_has_its_lines_and_its_time() -> None:
     assert all(line.endswith("s so far") for line in written[:-1]) and written[-1] == "codeeval: writing the results: done in 1s"
 
 
+def test_a_reporting_phase_quicker_than_a_line_says_nothing() -> None:
+    """A run that ends at once (a usage error, a small run) prints no reporting lines at all."""
+    out = io.StringIO()
+    lines = ProgressLines.reporting(stream=out, every=5)
+    lines.start()
+    lines.finish()
+    assert out.getvalue() == ""
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_reports_that_take_long_to_write_are_timed_without_a_terminal(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str
