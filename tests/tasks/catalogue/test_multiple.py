@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import report, translated, write_jsonl
+from helpers import fake_generation, report, translated, write_jsonl
 
 from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.translate import rows
@@ -201,9 +201,6 @@ def test_generation_stops_at_the_rows_own_stop_tokens(
     what the generation is cut at, not the language's list."""
     from pytest_codeeval.generation.base import Completion, GenerationStats
 
-    # the module `import` finds now (see test_hub_rows_are_read_at_bigcode_evaluation_harness_pinned_revision)
-    engine = importlib.import_module("pytest_codeeval.generation.engine")
-
     _skip_without("js")
     row = dict(rows(get_language("js"), "humaneval")[0], stop_tokens=["\n// END"])
     write_jsonl(pytester.path / "rows.jsonl", [row])
@@ -214,7 +211,7 @@ def test_generation_stops_at_the_rows_own_stop_tokens(
         text = "  return numbers.some((a, i) => numbers.some((b, j) => i != j && Math.abs(a - b) < threshold));\n}"
         return {r.key: Completion(r, text + "\n// END\nthrow 1;\n") for r in requests}, GenerationStats("fake", model)
 
-    monkeypatch.setattr(engine, "generate", generate)
+    fake_generation(monkeypatch, generate)
     result = pytester.runpytest(
         "--codeeval-model=fake", "--codeeval-tasks=multiple-js", "--codeeval-dataset=multiple-js=rows.jsonl", "-q"
     )
