@@ -292,14 +292,15 @@ class Aggregating(Role):
         until the session ends, and the record, with its program and output, is in the results."""
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
-        if data:
-            self.results.add(SampleRecord.from_wire(data))
+        record = SampleRecord.from_wire(data) if data else None
+        if record is not None:
+            self.results.add(record)
             self.sample_failures += report.failed
             if self.progress is not None:
                 self.progress.update()
         result = yield
-        if data:
-            report.codeeval = {name: data[name] for name in SLIM_FIELDS}  # type: ignore[attr-defined]  # ours
+        if record is not None:  # the record's own (interned) texts, not the report's copies
+            report.codeeval = {name: getattr(record, name) for name in SLIM_FIELDS}  # type: ignore[attr-defined]
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
