@@ -8,9 +8,11 @@ do nothing: pytest's own cost per item, the floor. Both run as the `pytest` comm
 once per --workers count, with the JSON report written (--no-report: without). Printed per run: wall time, the
 peak memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s:
 xdist workers and the sandbox's zygotes included), and the ratios to plain pytest's; then the memory per item
-(the slope between the two smallest sizes of each kind, which takes the interpreter's own out).
+(the slope between the two smallest sizes of each kind, which takes the interpreter's own out). On a shared
+machine, --max-gb stops a run whose process tree grows past that many GB (it fails, naming the size reached).
 
-    .venv/bin/python benchmarks/scale.py [--sizes 16400,164000,1000000] [--workers 2] [--multiple] [--no-report]
+    .venv/bin/python benchmarks/scale.py [--sizes 16400,164000,1000000] [--workers 0,2] [--multiple] [--no-report]
+                                         [--max-gb 20]
     .venv/bin/python benchmarks/scale.py --smoke     # 164 and 328 samples: the same code paths in seconds
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,15 +65,20 @@ def tree_pss_kb(root: int) -> int:
     return total
 
 
-def measured(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
-    """(seconds, peak KB of the process tree, output tail) of one command, which must succeed."""
+def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> tuple[float, int, str]:
+    """(seconds, peak KB of the process tree, output tail) of one command, which must succeed; its process group
+    is killed once the tree holds more than `max_kb`."""
     peak, done = [0], threading.Event()
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
 
     def sample() -> None:
         while not done.is_set():
             peak[0] = max(peak[0], tree_pss_kb(proc.pid))
+            if peak[0] > max_kb:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return
             done.wait(0.1)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -79,9 +87,16 @@ def measured(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, in
     seconds = time.perf_counter() - started
     done.set()
     sampler.join()
+    if peak[0] > max_kb:
+        raise SystemExit(f"{' '.join(argv)} stopped: its process tree passed --max-gb ({peak[0] / 2**20:.1f} GB)")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{output[-3000:]}")
     return seconds, peak[0], output.strip().splitlines()[-1]
+
+
+def cpu_model() -> str:
+    with open("/proc/cpuinfo") as info:
+        return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "?")
 
 
 def humaneval_rows(n: int) -> list[dict[str, str]]:
@@ -112,7 +127,7 @@ def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 def runs(
-    sizes: list[int], workers: list[int], kinds: list[str], report: bool, languages: list[str] | None
+    sizes: list[int], workers: list[int], kinds: list[str], report: bool, languages: list[str] | None, max_kb: float
 ) -> list[dict]:
     results = []
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -128,9 +143,9 @@ def runs(
                     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "codeeval",
                             "--codeeval-load-generations=samples.jsonl", f"--codeeval-tasks={','.join(tasks)}",
                             *(["--codeeval-report=report.json"] if report else []), *xdist]
-                    ours = measured(argv, work, env)
+                    ours = measured(argv, work, env, max_kb)
                     plain = measured([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                      "test_empty.py", *xdist], work, {**env, "SCALE_N": str(n)})
+                                      "test_empty.py", *xdist], work, {**env, "SCALE_N": str(n)}, max_kb)
                     results.append({"kind": kind, "samples": n, "workers": count, "codeeval": ours[:2],
                                     "pytest": plain[:2], "line": ours[2]})
                     print_row(results[-1])
@@ -162,7 +177,8 @@ def per_item(results: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="16400,164000,1000000", help="samples per run, comma-separated")
-    parser.add_argument("--workers", default="2", help="xdist worker counts besides the run without xdist")
+    parser.add_argument("--workers", default="0,2", help="xdist worker counts, comma-separated (0: without xdist)")
+    parser.add_argument("--max-gb", type=float, default=float("inf"), help="stop a run whose tree passes this")
     parser.add_argument("--multiple", action="store_true", help="also a MultiPL-E mix of every language here")
     parser.add_argument("--no-report", action="store_true", help="without --codeeval-report")
     parser.add_argument("--languages", default=None, help="the mix's languages, comma-separated (default: all here)")
@@ -171,12 +187,13 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [164, 328] if args.smoke else [int(n) for n in args.sizes.split(",")]
     languages = ["js", "lua"] if args.smoke else args.languages.split(",") if args.languages else None
-    workers = [0] + [int(n) for n in args.workers.split(",") if n and n != "0"]
+    workers = [int(n) for n in args.workers.split(",") if n]
     kinds = ["humaneval", "multiple"] if args.multiple or args.smoke else ["humaneval"]
-    print(f"CPU: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(f"CPU: {os.cpu_count()} cores ({cpu_model()}); load average {os.getloadavg()[0]:.1f}; "
+          f"{os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GB")
     print(f"{'kind':9} {'samples':>9} {'-n':>3} {'codeeval s':>9} {'MB':>9} {'pytest s':>9} {'MB':>9} "
           f"{'time':>7} {'memory':>7}")
-    per_item(runs(sizes, workers, kinds, not args.no_report, languages))
+    per_item(runs(sizes, workers, kinds, not args.no_report, languages, args.max_gb * 2**20))
 
 
 if __name__ == "__main__":
