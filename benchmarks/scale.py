@@ -4,10 +4,11 @@ For each size, one generations file of HumanEval's canonical solutions repeated 
 per task id; identical programs run once, as by default), and with --multiple a MultiPL-E mix (HumanEval/0 in every
 language whose toolchain is here, a passing and a failing completion each, repeated), judged by
 `pytest codeeval --codeeval-load-generations=...`; beside it, plain pytest on a file of N parametrized tests that
-do nothing: pytest's own cost per item, the floor. Both run as the `pytest` command does, once without xdist and
-once per --workers count, with the JSON report written (--no-report: without). Printed per run: wall time, the
-peak memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s:
-xdist workers and the sandbox's zygotes included), and the ratios to plain pytest's; then the memory per item
+do nothing: pytest's own cost per item, the floor. Both run as the `pytest` command does, once per --workers count
+(0: without xdist), with the JSON report written (--no-report: without). Printed per run: wall time, the peak
+memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s, less often
+where one reading takes over 20 ms: xdist workers and the sandbox's zygotes included), and the ratios to plain
+pytest's; then the memory per item
 (the slope between the two smallest sizes of each kind, which takes the interpreter's own out). On a shared
 machine, --max-gb stops a run whose process tree grows past that many GB (it fails, naming the size reached).
 
@@ -75,11 +76,13 @@ def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> 
 
     def sample() -> None:
         while not done.is_set():
+            start = time.perf_counter()
             peak[0] = max(peak[0], tree_pss_kb(proc.pid))
             if peak[0] > max_kb:
                 os.killpg(proc.pid, signal.SIGKILL)
                 return
-            done.wait(0.1)
+            # The kernel walks a process's pages to sum them: at many GB, every 0.1 s would take a core's fifth.
+            done.wait(max(0.1, 5 * (time.perf_counter() - start)))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

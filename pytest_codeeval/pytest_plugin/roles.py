@@ -27,7 +27,12 @@ from pytest_codeeval.generation.progress import ProgressLines
 from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
-from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, send_to_worker
+from pytest_codeeval.pytest_plugin.compat import (
+    forget_quiet_phase,
+    receive_on_worker,
+    run_by_pytest_command,
+    send_to_worker,
+)
 from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
 from pytest_codeeval.reporting.files import write_reports
 from pytest_codeeval.reporting.terminal import header_lines, summary_lines
@@ -289,7 +294,8 @@ class Aggregating(Role):
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
         """The sample's record joins the results before any other plugin sees the report; after them all, the
         report keeps only the sample's identity and status (`SLIM_FIELDS`): the terminal keeps every report
-        until the session ends, and the record, with its program and output, is in the results."""
+        until the session ends, and the record, with its program and output, is in the results. A sample's quiet
+        setup and teardown reports are not kept at all (`compat.forget_quiet_phase`)."""
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
         record = SampleRecord.from_wire(data) if data else None
@@ -301,6 +307,8 @@ class Aggregating(Role):
         result = yield
         if record is not None:  # the record's own (interned) texts, not the report's copies
             report.codeeval = {name: getattr(record, name) for name in SLIM_FIELDS}  # type: ignore[attr-defined]
+        elif report.nodeid.startswith(f"{ROOT_NAME}::"):
+            forget_quiet_phase(self.config, report)
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:
