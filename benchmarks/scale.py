@@ -7,8 +7,9 @@ language whose toolchain is here, a passing and a failing completion each, repea
 do nothing: pytest's own cost per item, the floor. Both run as the `pytest` command does, once per --workers count
 (0: without xdist), with the JSON report written (--no-report: without). Printed per run: wall time, the peak
 memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s, less often
-where one reading takes over 20 ms: xdist workers and the sandbox's zygotes included), and the ratios to plain
-pytest's; then the memory per item
+where one reading takes over 20 ms: xdist workers and the sandbox's zygotes included), the CPU seconds of the tree
+(which compare runs across a shared machine's changing load; wall times do not), and the ratios to plain pytest's;
+then the memory per item
 (the slope between the two smallest sizes of each kind, which takes the interpreter's own out). On a shared
 machine, --max-gb stops a run whose process tree grows past that many GB (it fails, naming the size reached).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -66,10 +68,12 @@ def tree_pss_kb(root: int) -> int:
     return total
 
 
-def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> tuple[float, int, str]:
-    """(seconds, peak KB of the process tree, output tail) of one command, which must succeed; its process group
-    is killed once the tree holds more than `max_kb`."""
+def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> tuple[float, int, str, float]:
+    """(seconds, peak KB of the process tree, output tail, CPU seconds of the tree) of one command, which must
+    succeed; its process group is killed once the tree holds more than `max_kb`. The CPU seconds compare runs on a
+    machine whose load changes between them, where wall times do not."""
     peak, done = [0], threading.Event()
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -94,7 +98,9 @@ def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> 
         raise SystemExit(f"{' '.join(argv)} stopped: its process tree passed --max-gb ({peak[0] / 2**20:.1f} GB)")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{output[-3000:]}")
-    return seconds, peak[0], output.strip().splitlines()[-1]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
+    return seconds, peak[0], output.strip().splitlines()[-1], cpu_seconds
 
 
 def cpu_model() -> str:
@@ -150,15 +156,16 @@ def runs(
                     plain = measured([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                       "test_empty.py", *xdist], work, {**env, "SCALE_N": str(n)}, max_kb)
                     results.append({"kind": kind, "samples": n, "workers": count, "codeeval": ours[:2],
-                                    "pytest": plain[:2], "line": ours[2]})
+                                    "pytest": plain[:2], "line": ours[2], "cpu": (ours[3], plain[3])})
                     print_row(results[-1])
     return results
 
 
 def print_row(row: dict) -> None:
-    (ours_s, ours_kb), (plain_s, plain_kb) = row["codeeval"], row["pytest"]
+    (ours_s, ours_kb), (plain_s, plain_kb), (ours_cpu, plain_cpu) = row["codeeval"], row["pytest"], row["cpu"]
     print(f"{row['kind']:9} {row['samples']:>9} {row['workers'] or '-':>3} {ours_s:9.1f} {ours_kb / 1024:9.0f} "
-          f"{plain_s:9.1f} {plain_kb / 1024:9.0f} {ours_s / plain_s:6.2f}x {ours_kb / plain_kb:6.2f}x", flush=True)
+          f"{plain_s:9.1f} {plain_kb / 1024:9.0f} {ours_s / plain_s:6.2f}x {ours_kb / plain_kb:6.2f}x "
+          f"{ours_cpu:9.1f} {plain_cpu:9.1f} {ours_cpu / plain_cpu:6.2f}x", flush=True)
 
 
 def per_item(results: list[dict]) -> None:
@@ -195,7 +202,7 @@ def main() -> None:
     print(f"CPU: {os.cpu_count()} cores ({cpu_model()}); load average {os.getloadavg()[0]:.1f}; "
           f"{os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GB")
     print(f"{'kind':9} {'samples':>9} {'-n':>3} {'codeeval s':>9} {'MB':>9} {'pytest s':>9} {'MB':>9} "
-          f"{'time':>7} {'memory':>7}")
+          f"{'time':>7} {'memory':>7} {'cpu s':>9} {'pytest':>9} {'cpu':>7}")
     per_item(runs(sizes, workers, kinds, not args.no_report, languages, args.max_gb * 2**20))
 
 
