@@ -1,6 +1,8 @@
 """What a run keeps per sample until its end (docs/scaling.md, "A million samples"): one record per sample, in the
 results; the item drops its record once the report carries it; a report keeps only the sample's identity and status
-once every plugin has seen it; a sample whose identical program ran holds that sample's texts, not a copy."""
+once every plugin has seen it, and its quiet setup and teardown reports are not kept; a problem's items share one
+fixture info and their property tuples; a sample whose identical program ran holds that sample's texts, not a copy;
+the JSON report makes each sample's dictionary as it writes it."""
 
 from __future__ import annotations
 
