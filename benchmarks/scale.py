@@ -4,13 +4,17 @@ For each size, one generations file of HumanEval's canonical solutions repeated 
 per task id; identical programs run once, as by default), and with --multiple a MultiPL-E mix (HumanEval/0 in every
 language whose toolchain is here, a passing and a failing completion each, repeated), judged by
 `pytest codeeval --codeeval-load-generations=...`; beside it, plain pytest on a file of N parametrized tests that
-do nothing: pytest's own cost per item, the floor. Both run as the `pytest` command does, once without xdist and
-once per --workers count, with the JSON report written (--no-report: without). Printed per run: wall time, the
-peak memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s:
-xdist workers and the sandbox's zygotes included), and the ratios to plain pytest's; then the memory per item
-(the slope between the two smallest sizes of each kind, which takes the interpreter's own out).
+do nothing: pytest's own cost per item, the floor. Both run as the `pytest` command does, once per --workers count
+(0: without xdist), with the JSON report written (--no-report: without). Printed per run: wall time, the peak
+memory of the whole process tree (the sum of its processes' proportional set sizes, sampled every 0.1 s, less often
+where one reading takes over 20 ms: xdist workers and the sandbox's zygotes included), the CPU seconds of the tree
+(which compare runs across a shared machine's changing load; wall times do not), and the ratios to plain pytest's;
+then the memory per item
+(the slope between the two smallest sizes of each kind, which takes the interpreter's own out). On a shared
+machine, --max-gb stops a run whose process tree grows past that many GB (it fails, naming the size reached).
 
-    .venv/bin/python benchmarks/scale.py [--sizes 16400,164000,1000000] [--workers 2] [--multiple] [--no-report]
+    .venv/bin/python benchmarks/scale.py [--sizes 16400,164000,1000000] [--workers 0,2] [--multiple] [--no-report]
+                                         [--max-gb 20]
     .venv/bin/python benchmarks/scale.py --smoke     # 164 and 328 samples: the same code paths in seconds
 """
 
@@ -19,6 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,16 +68,25 @@ def tree_pss_kb(root: int) -> int:
     return total
 
 
-def measured(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
-    """(seconds, peak KB of the process tree, output tail) of one command, which must succeed."""
+def measured(argv: list[str], cwd: Path, env: dict[str, str], max_kb: float) -> tuple[float, int, str, float]:
+    """(seconds, peak KB of the process tree, output tail, CPU seconds of the tree) of one command, which must
+    succeed; its process group is killed once the tree holds more than `max_kb`. The CPU seconds compare runs on a
+    machine whose load changes between them, where wall times do not."""
     peak, done = [0], threading.Event()
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
 
     def sample() -> None:
         while not done.is_set():
+            start = time.perf_counter()
             peak[0] = max(peak[0], tree_pss_kb(proc.pid))
-            done.wait(0.1)
+            if peak[0] > max_kb:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return
+            # The kernel walks a process's pages to sum them: at many GB, every 0.1 s would take a core's fifth.
+            done.wait(max(0.1, 5 * (time.perf_counter() - start)))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -79,9 +94,18 @@ def measured(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, in
     seconds = time.perf_counter() - started
     done.set()
     sampler.join()
+    if peak[0] > max_kb:
+        raise SystemExit(f"{' '.join(argv)} stopped: its process tree passed --max-gb ({peak[0] / 2**20:.1f} GB)")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{output[-3000:]}")
-    return seconds, peak[0], output.strip().splitlines()[-1]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
+    return seconds, peak[0], output.strip().splitlines()[-1], cpu_seconds
+
+
+def cpu_model() -> str:
+    with open("/proc/cpuinfo") as info:
+        return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "?")
 
 
 def humaneval_rows(n: int) -> list[dict[str, str]]:
@@ -112,7 +136,7 @@ def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 def runs(
-    sizes: list[int], workers: list[int], kinds: list[str], report: bool, languages: list[str] | None
+    sizes: list[int], workers: list[int], kinds: list[str], report: bool, languages: list[str] | None, max_kb: float
 ) -> list[dict]:
     results = []
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -128,19 +152,20 @@ def runs(
                     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "codeeval",
                             "--codeeval-load-generations=samples.jsonl", f"--codeeval-tasks={','.join(tasks)}",
                             *(["--codeeval-report=report.json"] if report else []), *xdist]
-                    ours = measured(argv, work, env)
+                    ours = measured(argv, work, env, max_kb)
                     plain = measured([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                      "test_empty.py", *xdist], work, {**env, "SCALE_N": str(n)})
+                                      "test_empty.py", *xdist], work, {**env, "SCALE_N": str(n)}, max_kb)
                     results.append({"kind": kind, "samples": n, "workers": count, "codeeval": ours[:2],
-                                    "pytest": plain[:2], "line": ours[2]})
+                                    "pytest": plain[:2], "line": ours[2], "cpu": (ours[3], plain[3])})
                     print_row(results[-1])
     return results
 
 
 def print_row(row: dict) -> None:
-    (ours_s, ours_kb), (plain_s, plain_kb) = row["codeeval"], row["pytest"]
+    (ours_s, ours_kb), (plain_s, plain_kb), (ours_cpu, plain_cpu) = row["codeeval"], row["pytest"], row["cpu"]
     print(f"{row['kind']:9} {row['samples']:>9} {row['workers'] or '-':>3} {ours_s:9.1f} {ours_kb / 1024:9.0f} "
-          f"{plain_s:9.1f} {plain_kb / 1024:9.0f} {ours_s / plain_s:6.2f}x {ours_kb / plain_kb:6.2f}x", flush=True)
+          f"{plain_s:9.1f} {plain_kb / 1024:9.0f} {ours_s / plain_s:6.2f}x {ours_kb / plain_kb:6.2f}x "
+          f"{ours_cpu:9.1f} {plain_cpu:9.1f} {ours_cpu / plain_cpu:6.2f}x", flush=True)
 
 
 def per_item(results: list[dict]) -> None:
@@ -162,7 +187,8 @@ def per_item(results: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="16400,164000,1000000", help="samples per run, comma-separated")
-    parser.add_argument("--workers", default="2", help="xdist worker counts besides the run without xdist")
+    parser.add_argument("--workers", default="0,2", help="xdist worker counts, comma-separated (0: without xdist)")
+    parser.add_argument("--max-gb", type=float, default=float("inf"), help="stop a run whose tree passes this")
     parser.add_argument("--multiple", action="store_true", help="also a MultiPL-E mix of every language here")
     parser.add_argument("--no-report", action="store_true", help="without --codeeval-report")
     parser.add_argument("--languages", default=None, help="the mix's languages, comma-separated (default: all here)")
@@ -171,12 +197,13 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [164, 328] if args.smoke else [int(n) for n in args.sizes.split(",")]
     languages = ["js", "lua"] if args.smoke else args.languages.split(",") if args.languages else None
-    workers = [0] + [int(n) for n in args.workers.split(",") if n and n != "0"]
+    workers = [int(n) for n in args.workers.split(",") if n]
     kinds = ["humaneval", "multiple"] if args.multiple or args.smoke else ["humaneval"]
-    print(f"CPU: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(f"CPU: {os.cpu_count()} cores ({cpu_model()}); load average {os.getloadavg()[0]:.1f}; "
+          f"{os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GB")
     print(f"{'kind':9} {'samples':>9} {'-n':>3} {'codeeval s':>9} {'MB':>9} {'pytest s':>9} {'MB':>9} "
-          f"{'time':>7} {'memory':>7}")
-    per_item(runs(sizes, workers, kinds, not args.no_report, languages))
+          f"{'time':>7} {'memory':>7} {'cpu s':>9} {'pytest':>9} {'cpu':>7}")
+    per_item(runs(sizes, workers, kinds, not args.no_report, languages, args.max_gb * 2**20))
 
 
 if __name__ == "__main__":

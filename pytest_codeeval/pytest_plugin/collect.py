@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections.abc import Iterator
 from types import ModuleType
@@ -14,7 +15,7 @@ from pytest_codeeval.errors import CodeevalError, DataUnavailable
 from pytest_codeeval.pytest_plugin import compat
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.reporting.failures import describe_failure
-from pytest_codeeval.samples import ROOT_NAME, SAMPLE_PREFIX, SampleKey, SampleRecord
+from pytest_codeeval.samples import ROOT_NAME, SAMPLE_PREFIX, STATUSES, SampleKey, SampleRecord
 from pytest_codeeval.tasks.base import Problem
 
 NO_SOLUTIONS = "no reference solutions: --codeeval-model=reference cannot run it (see --codeeval-list-tasks)"
@@ -85,10 +86,15 @@ class TaskCollector(pytest.Module):
 
 
 class ProblemCollector(pytest.Collector):
+    """One problem. What its sample items have in common is made once here and shared by them all (a million
+    samples are a million items): their fixture info and their task's and problem's JUnit properties."""
+
     def __init__(self, *, problem: Problem, benchmark: Benchmark, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.problem = problem
         self.benchmark = benchmark
+        self.properties = (("codeeval_task", problem.task), ("codeeval_problem", problem.id))
+        self.fixture_info: Any = None  # the first item's, once it is made (compat.fixture_info)
 
     def collect(self) -> Iterator[pytest.Item]:
         task = self.benchmark.tasks.task(self.problem.task)
@@ -128,12 +134,11 @@ class SampleItem(pytest.Item):
         super().__init__(**kwargs)
         self.problem = problem
         self.index = index
-        self.key = SampleKey(problem.task, problem.id, index)
         self.benchmark = benchmark
         self.record: SampleRecord | None = None
-        self.user_properties.extend(
-            [("codeeval_task", problem.task), ("codeeval_problem", problem.id), ("codeeval_sample", index)]
-        )
+        parent = self.parent
+        assert isinstance(parent, ProblemCollector)
+        self.user_properties.extend((*parent.properties, _sample_property(index)))
         task = benchmark.tasks.task(problem.task)
         fixtures = task.requested_fixtures()
         if task.sandbox_paths and not task.requires_execution:
@@ -143,7 +148,11 @@ class SampleItem(pytest.Item):
             )
         if fixtures:
             self.add_marker(pytest.mark.usefixtures(*fixtures))
-        self._fixtureinfo = compat.fixture_info(self)
+        # The same for every sample of the problem (its task's marks, its location's autouse fixtures): made once,
+        # as pytest shares one function's info among its parametrized items.
+        if parent.fixture_info is None:
+            parent.fixture_info = compat.fixture_info(self)
+        self._fixtureinfo = parent.fixture_info
         missing = [f for f in fixtures if f not in self._fixtureinfo.name2fixturedefs]
         if missing:
             close = difflib.get_close_matches(missing[0], compat.fixture_names(self), n=1)
@@ -165,12 +174,16 @@ class SampleItem(pytest.Item):
         self.funcargs: dict[str, Any] = {}
         self._request = compat.fixture_request(self)
 
+    @property
+    def key(self) -> SampleKey:
+        return SampleKey(self.problem.task, self.problem.id, self.index)
+
     def setup(self) -> None:
         compat.fill_fixtures(self._request)
 
     def runtest(self) -> None:
         self.record = self.benchmark.evaluate(self.problem, self.index, self.funcargs)
-        self.user_properties.append(("codeeval_status", self.record.status))
+        self.user_properties.append(STATUS_PROPERTIES[self.record.status])
         if not self.record.passed:
             raise SampleFailed(self.record)
 
@@ -187,6 +200,15 @@ class SampleItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, f"{self.problem.task} {self.problem.id} sample {self.index}"
+
+
+STATUS_PROPERTIES = {status: ("codeeval_status", status) for status in STATUSES}  # one tuple each, for every item
+
+
+@functools.cache
+def _sample_property(index: int) -> tuple[str, int]:
+    """The `codeeval_sample` property of every sample `index` (of every problem): one tuple, not one per item."""
+    return ("codeeval_sample", index)
 
 
 def _outside_plugin(entry: Any) -> bool:

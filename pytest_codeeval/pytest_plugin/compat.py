@@ -19,8 +19,8 @@ from _pytest.main import wrap_session
 from _pytest.mark.expression import Expression
 
 __all__ = [
-    "Expression", "fill_fixtures", "fixture_info", "fixture_request", "keyword_idents", "receive_on_worker",
-    "run_by_pytest_command", "run_session", "send_to_worker", "uncaptured_stderr",
+    "Expression", "fill_fixtures", "fixture_info", "fixture_request", "forget_quiet_phase", "keyword_idents",
+    "receive_on_worker", "run_by_pytest_command", "run_session", "send_to_worker", "uncaptured_stderr",
 ]
 
 
@@ -50,6 +50,20 @@ def fixture_request(item: pytest.Item) -> Any:
 def fill_fixtures(request: Any) -> None:
     """Set up the item's fixtures into `item.funcargs`, as `pytest.Function.setup` does (`_fillfixtures`, 8.0)."""
     request._fillfixtures()
+
+
+def forget_quiet_phase(config: pytest.Config, report: pytest.TestReport) -> None:
+    """Let go of a passed setup or teardown report that captured nothing, once every plugin has seen it. The terminal
+    keeps every report until the session ends, these under the category "" (`TerminalReporter.stats`, whose ""
+    entries only `--durations` and `-rP`'s captured teardown output read, since pytest 3.0): two of an item's three
+    reports, a sixth of what a million samples' items hold. Kept when `--durations` asks for them."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    quiet = report.passed and report.when in ("setup", "teardown") and not report.sections
+    if reporter is None or not quiet or config.getoption("durations", None) is not None:
+        return
+    kept = reporter.stats.get("")
+    if kept and kept[-1] is report:  # added while this report was logged: the last one
+        kept.pop()
 
 
 def keyword_idents(expression: Expression) -> frozenset[str] | None:

@@ -28,7 +28,12 @@ from pytest_codeeval.generation.progress import ProgressLines, write_to
 from pytest_codeeval.pytest_plugin import usage
 from pytest_codeeval.pytest_plugin.benchmark import Benchmark
 from pytest_codeeval.pytest_plugin.collect import CodeevalRoot, SampleItem
-from pytest_codeeval.pytest_plugin.compat import receive_on_worker, run_by_pytest_command, uncaptured_stderr
+from pytest_codeeval.pytest_plugin.compat import (
+    forget_quiet_phase,
+    receive_on_worker,
+    run_by_pytest_command,
+    uncaptured_stderr,
+)
 from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
 from pytest_codeeval.pytest_plugin.relay import Relay
 from pytest_codeeval.reporting.files import write_reports
@@ -303,17 +308,21 @@ class Aggregating(Role):
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
         """The sample's record joins the results before any other plugin sees the report; after them all, the
         report keeps only the sample's identity and status (`SLIM_FIELDS`): the terminal keeps every report
-        until the session ends, and the record, with its program and output, is in the results."""
+        until the session ends, and the record, with its program and output, is in the results. A sample's quiet
+        setup and teardown reports are not kept at all (`compat.forget_quiet_phase`)."""
         _raise_bad_input(report)  # found while a sample was prepared: the same
         data = getattr(report, "codeeval", None)
-        if data:
-            self.results.add(SampleRecord.from_wire(data))
+        record = SampleRecord.from_wire(data) if data else None
+        if record is not None:
+            self.results.add(record)
             self.sample_failures += report.failed
             if self.progress is not None:
                 self.progress.update()
         result = yield
-        if data:
-            report.codeeval = {name: data[name] for name in SLIM_FIELDS}  # type: ignore[attr-defined]  # ours
+        if record is not None:  # the record's own (interned) texts, not the report's copies
+            report.codeeval = {name: getattr(record, name) for name in SLIM_FIELDS}  # type: ignore[attr-defined]
+        elif report.nodeid.startswith(f"{ROOT_NAME}::"):
+            forget_quiet_phase(self.config, report)
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:

@@ -77,11 +77,17 @@ def _all(tasks: Mapping[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
 def listed_samples(tasks: Mapping[str, Any], bound: int) -> tuple[list[dict[str, Any]], list[str]]:
     """The samples the page lists (at most `bound`: those that did not pass first, then in dataset order), each
     with its program split around the completion; and a line per status of the samples left out."""
-    every = list(_all(tasks))
-    order = sorted(range(len(every)), key=lambda i: every[i][2]["status"] == "passed")[:bound]
-    kept = set(order)
-    listed = [_view(*every[i]) for i in sorted(kept)]
-    left = Counter(every[i][2]["status"] for i in range(len(every)) if i not in kept)
+    # Two passes over the samples, none of them kept but those listed: a million samples' dictionaries are not.
+    not_passed = sum(sample["status"] != "passed" for _, _, sample in _all(tasks))
+    passed_listed = max(0, bound - not_passed)
+    listed, left, seen_failing, seen_passed = [], Counter[str](), 0, 0
+    for task, problem, sample in _all(tasks):
+        passed = sample["status"] == "passed"
+        seen_passed, seen_failing = seen_passed + passed, seen_failing + (not passed)
+        if seen_passed <= passed_listed if passed else seen_failing <= bound:
+            listed.append(_view(task, problem, sample))
+        else:
+            left[sample["status"]] += 1
     return listed, [f"{n} {status}" for status, n in left.items()]
 
 

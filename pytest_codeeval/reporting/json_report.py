@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, overload
 
 from pytest_codeeval.evaluation.outcome import RunOutcome
 from pytest_codeeval.evaluation.results import TaskResult
@@ -92,16 +92,41 @@ def task_section(result: TaskResult, tokens: Mapping[str, int] | None = None) ->
             pid: {
                 "n": len(records),
                 "passed": sum(r.passed for r in records),
-                "samples": [_sample(r, tokens) for r in records],
+                "samples": Samples(records, tokens),
             }
             for pid, records in result.problems.items()
         },
     }
 
 
+class Samples(Sequence[dict[str, Any]]):
+    """A problem's samples as the report lists them, each made when it is read: the document never holds a
+    dictionary per sample (a million samples' would double the records' memory while the report is written)."""
+
+    def __init__(self, records: Sequence[SampleRecord], tokens: Mapping[str, int]) -> None:
+        self._records, self._tokens = records, tokens
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [_sample(r, self._tokens) for r in self._records[index]]
+        return _sample(self._records[index], self._tokens)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (_sample(r, self._tokens) for r in self._records)
+
+
 def _sample(record: SampleRecord, tokens: Mapping[str, int]) -> dict[str, Any]:
     sample = {k: v for k, v in record.to_dict().items() if k not in ("task", "problem", "position")}
-    if record.key.nodeid in tokens:
+    if tokens and record.key.nodeid in tokens:
         sample["tokens"] = tokens[record.key.nodeid]
     return sample
 
@@ -114,13 +139,20 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-# Levels of objects written piece by piece (report, tasks, a task, its problems, a problem): below them, one
-# problem's samples at a time through the C encoder (twice as fast as indented output). The text is json.dumps's,
-# byte for byte, without the whole document's text in memory at once (a million samples' programs).
-STREAMED_LEVELS = 5
+# Levels of objects written piece by piece (report, tasks, a task, its problems, a problem, its fields): below them,
+# through the C encoder, a sample at a time (`Samples`). The text is json.dumps's, byte for byte, without the whole
+# document's text, or a dictionary per sample, in memory at once (a million samples' programs).
+STREAMED_LEVELS = 6
 
 
 def _write(out: TextIO, value: Any, levels: int) -> None:
+    if isinstance(value, Samples):
+        out.write("[")
+        for n, sample in enumerate(value):
+            out.write(", " if n else "")
+            out.write(json.dumps(sample))
+        out.write("]")
+        return
     if levels == 0 or not isinstance(value, dict) or not value:
         out.write(json.dumps(value))
         return

@@ -147,6 +147,8 @@ def test_a_large_run_lists_the_samples_that_failed_first_and_says_what_it_left_o
     listed, left_out = listed_samples(tasks, 4)
     assert [v["sample"]["index"] for v in listed] == [0, 1, 4, 8]  # the 3 failed ones, then the first passed
     assert left_out == ["6 passed"]
+    listed, left_out = listed_samples(tasks, 2)  # fewer places than failed samples: the first failed ones
+    assert [v["sample"]["index"] for v in listed] == [0, 4] and left_out == ["7 passed", "1 failed"]
     doc = {"config": {"model": "m"}, "run": {}, "versions": {}, "tasks": {
         "t": {"metrics": {"pass@1": 0.7}, "intervals": {}, "n_problems": 1, "n_samples": 10, "problems": tasks["t"]["problems"]}}}
     html = render_html(doc)
