@@ -16,7 +16,7 @@ A sample passes only if its exit status is 0 *and* the token arrived (`ExecResul
 exits early, swallows the tests or is killed never reaches the epilogue. The epilogue's false assertion is not one
 of the tests (fixed arguments, no candidate call, its own place): a helper that fails only there, or skips the
 comparison after a candidate call, or an answer equal to everything, gets past it. So a pass is then run once more
-as a decoy (languages/decoy.py, `Runner.run`): one of the tests' own statements with another's expected value,
+as a decoy (languages/decoy.py, `Language.run`): one of the tests' own statements with another's expected value,
 which an honest program fails; if the decoy passes too, the sample fails with DECOY. What a language cannot prove
 is said in docs/security.md; a program written against this protocol (reading descriptor 4 itself) is its
 documented limit.
