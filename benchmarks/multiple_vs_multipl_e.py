@@ -30,9 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from pytest_codeeval.languages import MODULES, get_language  # noqa: E402
+from pytest_codeeval.languages import get_language  # noqa: E402
 from pytest_codeeval.languages.java import JAVATUPLES  # noqa: E402
 from pytest_codeeval.languages.translate import originals, translate_original  # noqa: E402
+from pytest_codeeval.runners import MODULES  # noqa: E402
 from pytest_codeeval.sandbox import get_executor  # noqa: E402
 from pytest_codeeval.sandbox.api import Limits  # noqa: E402
 

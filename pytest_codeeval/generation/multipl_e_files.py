@@ -35,7 +35,7 @@ def is_problem_file(path: Path, text: str) -> bool:
 def task_of(name: str, language: str) -> str:
     """The task a MultiPL-E problem belongs to: its source by the name's prefix, its language by `language`, in
     any of the names MultiPL-E's revisions wrote (`rs`, `rust`, `go_test.go`, 2022's `humaneval_to_r.py`)."""
-    from pytest_codeeval.languages import canonical_name
+    from pytest_codeeval.runners import canonical_name
 
     lang = canonical_name(language) or language
     return f"multiple-mbpp-{lang}" if name.startswith("mbpp_") else f"multiple-{lang}"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_codeeval.runners import ALIASES, MODULES, canonical_name, load
+from pytest_codeeval.runners import MODULES, canonical_name, load
 
 if TYPE_CHECKING:
     from pytest_codeeval.languages.base import Language
 
-__all__ = ["ALIASES", "MODULES", "canonical_name", "get_language"]
+__all__ = ["get_language"]
 
 
 def get_language(name: str) -> Language:

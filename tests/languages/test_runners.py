@@ -11,8 +11,8 @@ import pytest
 from helpers import language_or_skip
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.languages import MODULES, get_language
-from pytest_codeeval.runners import get_runner
+from pytest_codeeval.languages import get_language
+from pytest_codeeval.runners import MODULES, get_runner
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import Limits
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from helpers import language_or_skip, report, write_jsonl
 
-from pytest_codeeval.languages import MODULES, get_language
+from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.translate import rows
+from pytest_codeeval.runners import MODULES
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import ExecRequest, Limits
 

@@ -177,7 +177,8 @@ def test_importing_the_plugin_loads_no_heavy_library() -> None:
 def test_the_makefile_s_toolchain_rows_are_the_language_classes() -> None:
     """`make setup LANGS=...` installs each language's `package` (the Debian packages it names; a remark in
     parentheses aside) when one of its `tools` is missing; every language but Python's is in a list there."""
-    from pytest_codeeval.languages import MODULES, get_language
+    from pytest_codeeval.languages import get_language
+    from pytest_codeeval.runners import MODULES
 
     rows = dict(re.findall(r"^(\w+)\s*:=\s*(.*)$", (PACKAGE.parent / "Makefile").read_text(), re.MULTILINE))
     packaged, unpackaged = rows["ALL_LANGS"].split(), rows["UNPACKAGED"].split()
