@@ -73,9 +73,9 @@ def transformers_backend(model: Path, mode: Exact, precision: str) -> tuple[Any,
     from pytest_codeeval.generation.backends.transformers import TransformersBackend
 
     class Backend(TransformersBackend):
-        def generate(self, reqs: Any, settings: GenerationSettings) -> Any:
+        def generate(self, reqs: Any, settings: GenerationSettings, stop: Any = None) -> Any:
             self.eos_ids = set() if mode.exact else eos  # the decode loop ends a row at these ids
-            return super().generate(reqs, settings)
+            return super().generate(reqs, settings, stop)
 
     start = time.perf_counter()
     backend = Backend(resolve_model(str(model), ModelOptions()), ModelOptions(), precision)

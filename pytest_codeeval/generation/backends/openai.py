@@ -27,6 +27,7 @@ from pytest_codeeval.generation.prompts import wrap_instruction
 PREFIX = "openai:"
 PER_ENDPOINT = 8  # default requests in flight per endpoint
 PER_REQUEST = 16  # default samples asked for by one request (its `n`); --codeeval-batch-size sets it
+POLL_SECONDS = 0.2  # how often a caller waiting for a reply looks at its stop event
 MAX_STOP = 4  # OpenAI's API rejects more stop sequences; the rest are cut here
 BACKOFF_BASE, BACKOFF_CAP = 0.5, 30.0  # seconds
 CHAT_INSTRUCTION = "Complete the following code. Reply with the whole code in one fenced code block.\n\n"
@@ -194,10 +195,12 @@ class OpenAIBackend:
                 for e in self.endpoints if e.streak]
 
     # -- generation ------------------------------------------------------------------------------------------
-    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], settings: GenerationSettings, stop: threading.Event | None = None,
+    ) -> Iterator[Completion]:
         """One job per (prompt, stop words) and chunk of at most `per_request` samples, so that completions reach
         the cache and the progress line as they arrive. The jobs run on daemon threads that nothing waits for: when
-        the caller stops (Ctrl-C, an error), requests in flight are abandoned and no new one is sent."""
+        the caller stops (Ctrl-C, an error, `stop`), requests in flight are abandoned and no new one is sent."""
         if settings.chat_template:
             raise CodeevalError(
                 "--codeeval-chat-template: a server applies its own chat template; use --codeeval-chat instead"
@@ -212,26 +215,28 @@ class OpenAIBackend:
             for first in range(0, len(ordered), size):
                 jobs.put(ordered[first : first + size])
         results: queue.Queue[Completion | BaseException] = queue.Queue()
-        stop = threading.Event()
+        done = threading.Event()
         for number in range(min(self.server.concurrency or PER_ENDPOINT * len(self.endpoints), jobs.qsize())):
-            threading.Thread(target=self._worker, args=(jobs, settings, results, stop), daemon=True,
+            threading.Thread(target=self._worker, args=(jobs, settings, results, done), daemon=True,
                              name=f"codeeval-openai-{number}").start()
         texts: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         try:
             for _ in range(len(requests)):
-                item = results.get()
+                item = _next(results, stop)
+                if item is None:
+                    return
                 if isinstance(item, BaseException):
                     raise item
                 texts.setdefault((item.request.prompt, item.request.stop_words), []).append(item.text)
                 yield item
         finally:
-            stop.set()
+            done.set()
         self._check_sampling(texts, settings)
 
     def _worker(
-        self, jobs: queue.SimpleQueue, settings: GenerationSettings, results: queue.Queue, stop: threading.Event,
+        self, jobs: queue.SimpleQueue, settings: GenerationSettings, results: queue.Queue, done: threading.Event,
     ) -> None:
-        while not stop.is_set():
+        while not done.is_set():
             try:
                 job = jobs.get_nowait()
             except queue.Empty:
@@ -462,3 +467,13 @@ def _detail(exc: Any) -> str:
         message = body.get("detail", message) if isinstance(body.get("detail"), str) else message
     text = " ".join(str(message if message is not None else exc).split())
     return text[:300]
+
+
+def _next(results: queue.Queue, stop: threading.Event | None) -> Completion | BaseException | None:
+    """The next result, or None once `stop` is set: a request that takes minutes does not hold the caller."""
+    while stop is None or not stop.is_set():
+        try:
+            return results.get(timeout=POLL_SECONDS if stop is not None else None)
+        except queue.Empty:
+            continue
+    return None

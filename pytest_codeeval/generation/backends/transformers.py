@@ -7,7 +7,8 @@ which is also why a batch that runs out of GPU memory can be retried in halves w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
@@ -124,7 +125,10 @@ class TransformersBackend:
         return {"batch_size": self.batch_size} if self.batch_size else {}
 
     # -- generation ------------------------------------------------------------------------------------------
-    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], settings: GenerationSettings, stop: threading.Event | None = None,
+    ) -> Iterator[Completion]:
+        interrupted = (stop or threading.Event()).is_set
         texts = {
             id(r): format_prompt(r.prompt, settings, self.tokenizer, answer_start=r.answer_start, suffix=r.suffix,
                                  instruction=r.instruction)
@@ -134,12 +138,12 @@ class TransformersBackend:
         encoded = {id(r): self.tokenizer(texts[id(r)])["input_ids"] for r in requests}
         pending = sorted(requests, key=lambda r: len(encoded[id(r)]))
         step = self._seq2seq_chunk if self.seq2seq else self._causal_chunk
-        while pending:
+        while pending and not interrupted():
             self.batch_size = settings.batch_size or self.auto_batch  # one long tail per batch: bigger ones share it
             chunk, pending = pending[: self.batch_size], pending[self.batch_size :]
             finished: set[int] = set()
             try:
-                for completion in step(chunk, [encoded[id(r)] for r in chunk], settings):
+                for completion in step(chunk, [encoded[id(r)] for r in chunk], settings, interrupted):
                     finished.add(id(completion.request))
                     yield completion
                 continue
@@ -212,7 +216,8 @@ class TransformersBackend:
         )
 
     def _causal_chunk(
-        self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings
+        self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings,
+        interrupted: Callable[[], bool],
     ) -> Iterator[Completion]:
         import torch
         from transformers import DynamicCache
@@ -229,6 +234,8 @@ class TransformersBackend:
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
                              use_cache=True, **{self.cache_arg: cache}, **self.prompt_args)
             for _ in range(settings.max_new_tokens):
+                if interrupted():  # the rows in hand are abandoned: a rerun generates them
+                    return
                 chosen = self._choose(out.logits[:, -1, :], [generators[i] for i in active], settings)
                 keep = []
                 for j, (row, token) in enumerate(zip(active, chosen.tolist(), strict=True)):
@@ -250,12 +257,15 @@ class TransformersBackend:
                                  position_ids=mask.sum(-1, keepdim=True) - 1, use_cache=True, **{self.cache_arg: cache})
 
     def _seq2seq_chunk(
-        self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings
+        self, chunk: list[GenerationRequest], rows: list[list[int]], settings: GenerationSettings,
+        interrupted: Callable[[], bool],
     ) -> Iterator[Completion]:
         """Encoder-decoder models: transformers' own generate, one row at a time so each row keeps its seed."""
         import torch
 
         for request, row in zip(chunk, rows, strict=True):
+            if interrupted():
+                return
             torch.manual_seed(row_seed(settings.seed, request))
             with torch.inference_mode():
                 out = self.model.generate(

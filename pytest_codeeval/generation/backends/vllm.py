@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import json
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -230,9 +231,12 @@ class VllmBackend:
         return {"vllm": self.version, "max_model_len": self.max_model_len, "too_long": self.too_long,
                 "warnings": list(self.warnings)}
 
-    def generate(self, requests: Sequence[GenerationRequest], settings: GenerationSettings) -> Iterator[Completion]:
-        """Every request in, then the engine stepped until the last is out; whatever is still running when the
-        caller stops (Ctrl-C, an error) is aborted, so that a later call starts from an idle engine."""
+    def generate(
+        self, requests: Sequence[GenerationRequest], settings: GenerationSettings, stop: threading.Event | None = None,
+    ) -> Iterator[Completion]:
+        """Every request in, then the engine stepped until the last is out or `stop` is set; whatever is still
+        running when the caller stops (Ctrl-C, an error) is aborted, so that a later call starts from an idle
+        engine."""
         from vllm.v1.engine.exceptions import EngineDeadError
 
         pending: dict[str, GenerationRequest] = {}
@@ -250,7 +254,7 @@ class VllmBackend:
                 (prompt,) = self.llm.renderer.render_cmpl([{"prompt_token_ids": ids}])
                 self.engine.add_request(request_id, prompt, self._params(request, settings), lora_request=self.lora)
                 pending[request_id] = request
-            while pending:
+            while pending and not (stop is not None and stop.is_set()):
                 for output in self.engine.step():
                     if output.finished:
                         sample = output.outputs[0]

@@ -167,3 +167,28 @@ def test_a_special_token_that_is_a_stop_word_stops_generation() -> None:
     stopped = [backend._stopped(request, backend.tokenizer(bceh["prompt"] + text)["input_ids"][start:])
                for text in bceh["generations"]]
     assert stopped == bceh["stopped"]
+
+
+def test_a_stop_ends_the_batch_at_the_next_token(tiny: dict[str, Path]) -> None:
+    """Ctrl-C or the run's end sets the stop event from another thread: the backend abandons the batch in hand at
+    the next token, and starts no other, so a long batch does not outlive the run in its thread."""
+    import threading
+
+    from pytest_codeeval.generation.backends.transformers import TransformersBackend
+    from pytest_codeeval.generation.models import resolve_model
+
+    backend = TransformersBackend(resolve_model(str(tiny["gpt2"]), ModelOptions()), ModelOptions(), "auto")
+    stop, forward, passes = threading.Event(), backend.model.forward, []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        passes.append(1)
+        if len(passes) == 3:
+            stop.set()
+        return forward(*args, **kwargs)
+
+    backend.model.forward = counted
+    settings = GenerationSettings(max_new_tokens=200, batch_size=2)
+    done = list(backend.generate(requests(4), settings, stop))
+    assert len(passes) == 3 and all(c.tokens <= 2 for c in done)
+    stop.clear()
+    assert len(list(backend.generate(requests(4), settings, stop))) == 4  # the same backend goes on afterwards
