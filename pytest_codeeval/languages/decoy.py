@@ -38,10 +38,13 @@ class Decoy:
     statement: int
     old: str
     new: str
+    negated: bool = False  # a flip: the condition `old` became `new`, its negation
 
     @property
     def change(self) -> str:
         """What changed, for the verdict's detail."""
+        if self.negated:
+            return f"statement {self.statement} negated: {_short(self.new)}"
         return f"statement {self.statement} expecting {_short(self.new)} instead of {_short(self.old)}"
 
 
@@ -168,6 +171,18 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
     (start, end), (other_start, other_end) = places[i], places[j]
     new = program[other_start:other_end]
     return Decoy(program[:start] + wrap.format(new) + program[end:], i + 1, program[start:end], new)
+
+
+def flip(program: str, places: Sequence[Span]) -> Decoy | None:
+    """The decoy of tests with no two expected values to swap (Python's): one assertion's condition, chosen at
+    random among `places`, negated. An honest pass held the condition, so its decoy fails; a program whose tests did
+    not run or hold passes it too. An answer equal to everything is caught only by a swap."""
+    if not places:
+        return None
+    i = random.Random(secrets.randbits(64)).randrange(len(places))
+    start, end = places[i]
+    old = program[start:end]
+    return Decoy(f"{program[:start]}not ({old}){program[end:]}", i + 1, old, f"not ({old})", negated=True)
 
 
 def differing(values: Sequence[T], differ: Callable[[T, T], bool]) -> list[list[int]]:

@@ -39,7 +39,7 @@ UNFINISHED = "exited before its tests finished (exit status 0 without the tests'
 NEUTERED = "assertions disabled: a false assertion did not fail after the tests"
 NOT_RUN = "tests not run: the test runner reported no failure but did not run every test"
 HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
-DECOY = "tests do not hold: the program also passed with a changed expected value"
+DECOY = "tests do not hold: the program also passed with one of its tests changed"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language, signal_name
-from pytest_codeeval.languages.decoy import Decoy, differing, same_value, swap
+from pytest_codeeval.languages.decoy import Decoy, differing, flip, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
@@ -126,6 +126,25 @@ def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], 
     return sorted(found, key=lambda item: item[0])
 
 
+def conditions(program: str, tests_at: int) -> list[tuple[int, int]]:
+    """The places of the conditions of the tests' asserts after `tests_at` that surely run and call something
+    (`assert candidate("<>")`, `assert not candidate(x)`, an approximate test): what a flip decoy may negate."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError):
+        return []
+    starts, found = _offsets(program), []
+    for node in _surely_run(tree):
+        if not isinstance(node, ast.Assert) or not any(isinstance(inner, ast.Call) for inner in ast.walk(node.test)):
+            continue
+        test = node.test
+        assert test.end_lineno is not None and test.end_col_offset is not None
+        start = _place(program, starts, test.lineno, test.col_offset)
+        if start >= tests_at:
+            found.append((start, _place(program, starts, test.end_lineno, test.end_col_offset)))
+    return sorted(found)
+
+
 def _differ(a: Any, b: Any) -> bool:
     """Whether no honest value can equal both: they are unequal to Python (1, 1.0 and True are equal), and not
     numbers that a tolerant comparison could confuse."""
@@ -147,10 +166,13 @@ class Python(Language):
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
-        offsets (the new value in parentheses), the rest of the program byte for byte the same."""
+        offsets (the new value in parentheses), the rest of the program byte for byte the same. Tests with no two
+        expected values to swap (`assert candidate("<>")` and `assert not ...` only, one `==`) get a condition
+        negated instead (`flip`)."""
         found = expected_values(program, tests_at)
         differ = differing([value for _, value in found], _differ)
-        return swap(program, [place for place, _ in found], differ, "({})")
+        swapped = swap(program, [place for place, _ in found], differ, "({})")
+        return swapped or flip(program, conditions(program, tests_at))
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the

@@ -290,6 +290,52 @@ def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> Non
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
 
 
+def _humaneval_program(problem: str, completion: str) -> tuple[str, int]:
+    """HumanEval's own program (prompt, completion, `check`) and where its tests start."""
+    from helpers import problems
+
+    row = problems()[problem]
+    at = len(row["prompt"] + completion)
+    return row["prompt"] + completion + "\n" + row["test"] + f"\ncheck({row['entry_point']})\n", at
+
+
+def test_tests_with_no_values_to_swap_get_a_condition_negated_and_a_frame_reading_answer_fails() -> None:
+    """HumanEval/52's tests are `assert candidate(...)` and `assert not candidate(...)`: no expected value to swap,
+    so the decoy negates one condition. An answer that reads the caller's next jump (true before `assert X`, false
+    before `assert not X`) passes every real test and its decoy too: it fails, whichever statement was drawn."""
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = get_language("py")
+    reads_the_jump = ("    import dis, sys\n    caller = sys._getframe(1)\n    after = [i for i in dis.get_instructions("
+                      "caller.f_code) if i.offset > caller.f_lasti]\n    return next(i.opname for i in after if 'JUMP' "
+                      "in i.opname).endswith('IF_TRUE')\n")
+    program, at = _humaneval_program("HumanEval/52", reads_the_jump)
+    assert language.execute(language.request(program, Limits(cpu_seconds=5)), get_executor("strict"),
+                            Limits(cpu_seconds=5)).status == "passed"  # the real tests alone are fooled
+    for _ in range(3):  # a different draw each time
+        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
+        assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
+        assert "negated: not (" in outcome.detail
+
+
+@pytest.mark.parametrize("problem", ["HumanEval/2", "HumanEval/52", "HumanEval/56", "HumanEval/72"])
+def test_every_negated_condition_of_a_correct_program_fails(problem: str) -> None:
+    """An honest verdict does not depend on the draw among negated conditions either."""
+    from helpers import canonical
+
+    from pytest_codeeval.languages.python import conditions
+
+    language = get_language("py")
+    program, at = _humaneval_program(problem, canonical(problem))
+    places = conditions(program, at)
+    assert len(places) >= 3
+    for start, end in places:
+        variant = f"{program[:start]}not ({program[start:end]}){program[end:]}"
+        outcome = language.execute(language.request(variant, Limits(cpu_seconds=5)), get_executor("strict"),
+                                   Limits(cpu_seconds=5))
+        assert outcome.status == "failed", variant[at:]
+
+
 def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest.Pytester) -> None:
     """HumanEval's own programs (prompt, completion, `check`) through the execution pool on two workers: the
     canonical solution passes, a completion returning an object equal to everything fails with the decoy's detail."""
@@ -330,9 +376,10 @@ def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
         assert program[at : at + len(removed[0])] == removed[0]
         assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
                    for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
-    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with
+    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with (Python negates its condition)
         row = by_name["HumanEval_34_unique"]
-        assert language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"])) is None
+        decoy = language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"]))
+        assert decoy is None if name != "py" else decoy is not None and decoy.negated
 
 
 def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
@@ -368,8 +415,10 @@ def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
                  "    assert candidate(2) == 4\n\ndef early(candidate):\n    if candidate(0):\n        return\n"
                  "    assert candidate(1) == 2\n    assert candidate(2) == 4\n\ncheck(f)\nearly(f)\n")
     assert language.decoy("def f(x):\n" + completion + maybe_run, tests_at) is None  # none surely runs
-    assert language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n",
-                          tests_at) is None  # one statement: no decoy
+    one = language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n"
+                         "\ncheck(f)\n", tests_at)  # one statement: nothing to swap, its condition negated
+    assert one is not None and one.text.endswith("    assert not (candidate(1) == 2)\n\ncheck(f)\n")
+    assert one.change == "statement 1 negated: not (candidate(1) == 2)"
 
 
 @pytest.mark.parametrize(
