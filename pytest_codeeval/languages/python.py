@@ -101,16 +101,10 @@ def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], 
     """The places and values of the tests' `assert <a call> == <literal>` statements after `tests_at` that surely
     run (`_surely_run`: in `check(candidate)`, at the top level): the forms that get a decoy. An approximate test
     (`abs(...) < 1e-6`, `math.isclose`) or a computed expected value (`set(...)`, a variable) is none of them."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError):
-        return []
     starts, found = _offsets(program), []
-    for node in _surely_run(tree):
-        if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)):
-            continue
+    for node, _ in _asserts(program, tests_at):
         test = node.test
-        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             continue
         if not any(isinstance(inner, ast.Call) for inner in ast.walk(test.left)):
             continue
@@ -119,30 +113,35 @@ def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], 
             value = ast.literal_eval(expected)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        assert expected.end_lineno is not None and expected.end_col_offset is not None
-        start = _place(program, starts, expected.lineno, expected.col_offset)
-        if start >= tests_at:
-            found.append(((start, _place(program, starts, expected.end_lineno, expected.end_col_offset)), value))
+        found.append((_span(program, starts, expected), value))
     return sorted(found, key=lambda item: item[0])
 
 
 def conditions(program: str, tests_at: int) -> list[tuple[int, int]]:
     """The places of the conditions of the tests' asserts after `tests_at` that surely run and call something
     (`assert candidate("<>")`, `assert not candidate(x)`, an approximate test): what a flip decoy may negate."""
+    return sorted(span for _, span in _asserts(program, tests_at))
+
+
+def _asserts(program: str, tests_at: int) -> Iterator[tuple[ast.Assert, tuple[int, int]]]:
+    """The tests' asserts after `tests_at` that surely run and call something, each with its condition's place."""
     try:
         tree = ast.parse(program)
     except (SyntaxError, ValueError):
-        return []
-    starts, found = _offsets(program), []
+        return
+    starts = _offsets(program)
     for node in _surely_run(tree):
-        if not isinstance(node, ast.Assert) or not any(isinstance(inner, ast.Call) for inner in ast.walk(node.test)):
-            continue
-        test = node.test
-        assert test.end_lineno is not None and test.end_col_offset is not None
-        start = _place(program, starts, test.lineno, test.col_offset)
-        if start >= tests_at:
-            found.append((start, _place(program, starts, test.end_lineno, test.end_col_offset)))
-    return sorted(found)
+        if isinstance(node, ast.Assert) and any(isinstance(inner, ast.Call) for inner in ast.walk(node.test)):
+            span = _span(program, starts, node.test)
+            if span[0] >= tests_at:
+                yield node, span
+
+
+def _span(program: str, starts: list[int], node: ast.expr) -> tuple[int, int]:
+    """The characters of `node` in `program`."""
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    return (_place(program, starts, node.lineno, node.col_offset),
+            _place(program, starts, node.end_lineno, node.end_col_offset))
 
 
 def _differ(a: Any, b: Any) -> bool:
