@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language, signal_name
-from pytest_codeeval.languages.decoy import Decoy, differing, flip, same_value, swap
+from pytest_codeeval.languages.decoy import Decoy, Span, differing, flip, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
@@ -97,12 +97,42 @@ def _surely_run(tree: ast.Module) -> list[ast.stmt]:
     return statements
 
 
-def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], Any]]:
+def expected_values(program: str, tests_at: int) -> list[tuple[Span, Any]]:
     """The places and values of the tests' `assert <a call> == <literal>` statements after `tests_at` that surely
     run (`_surely_run`: in `check(candidate)`, at the top level): the forms that get a decoy. An approximate test
     (`abs(...) < 1e-6`, `math.isclose`) or a computed expected value (`set(...)`, a variable) is none of them."""
-    starts, found = _offsets(program), []
-    for node, _ in _asserts(program, tests_at):
+    return _expected(*_asserts(program, tests_at))
+
+
+def conditions(program: str, tests_at: int) -> list[Span]:
+    """The places of the conditions of the tests' asserts after `tests_at` that surely run and call something
+    (`assert candidate("<>")`, `assert not candidate(x)`, an approximate test): what a flip decoy may negate."""
+    return sorted(span for _, span in _asserts(program, tests_at)[0])
+
+
+def _asserts(program: str, tests_at: int) -> tuple[list[tuple[ast.Assert, Span]], Callable[[ast.expr], Span]]:
+    """The tests' asserts after `tests_at` that surely run and call something, each with its condition's place, and
+    how to place another of their expressions: the program parsed once for both kinds of decoy."""
+    starts = _offsets(program)
+
+    def place(node: ast.expr) -> Span:
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        return (_place(program, starts, node.lineno, node.col_offset),
+                _place(program, starts, node.end_lineno, node.end_col_offset))
+
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError):
+        return [], place
+    found = [(node, place(node.test)) for node in _surely_run(tree)
+             if isinstance(node, ast.Assert) and any(isinstance(inner, ast.Call) for inner in ast.walk(node.test))]
+    return [(node, span) for node, span in found if span[0] >= tests_at], place
+
+
+def _expected(asserts: list[tuple[ast.Assert, Span]], place: Callable[[ast.expr], Span]) -> list[tuple[Span, Any]]:
+    """Of `asserts`, those comparing a call with `==` to a literal: the expected value's place and value."""
+    found = []
+    for node, _ in asserts:
         test = node.test
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             continue
@@ -113,35 +143,8 @@ def expected_values(program: str, tests_at: int) -> list[tuple[tuple[int, int], 
             value = ast.literal_eval(expected)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        found.append((_span(program, starts, expected), value))
+        found.append((place(expected), value))
     return sorted(found, key=lambda item: item[0])
-
-
-def conditions(program: str, tests_at: int) -> list[tuple[int, int]]:
-    """The places of the conditions of the tests' asserts after `tests_at` that surely run and call something
-    (`assert candidate("<>")`, `assert not candidate(x)`, an approximate test): what a flip decoy may negate."""
-    return sorted(span for _, span in _asserts(program, tests_at))
-
-
-def _asserts(program: str, tests_at: int) -> Iterator[tuple[ast.Assert, tuple[int, int]]]:
-    """The tests' asserts after `tests_at` that surely run and call something, each with its condition's place."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError):
-        return
-    starts = _offsets(program)
-    for node in _surely_run(tree):
-        if isinstance(node, ast.Assert) and any(isinstance(inner, ast.Call) for inner in ast.walk(node.test)):
-            span = _span(program, starts, node.test)
-            if span[0] >= tests_at:
-                yield node, span
-
-
-def _span(program: str, starts: list[int], node: ast.expr) -> tuple[int, int]:
-    """The characters of `node` in `program`."""
-    assert node.end_lineno is not None and node.end_col_offset is not None
-    return (_place(program, starts, node.lineno, node.col_offset),
-            _place(program, starts, node.end_lineno, node.end_col_offset))
 
 
 def _differ(a: Any, b: Any) -> bool:
@@ -168,10 +171,11 @@ class Python(Language):
         offsets (the new value in parentheses), the rest of the program byte for byte the same. Tests with no two
         expected values to swap (`assert candidate("<>")` and `assert not ...` only, one `==`) get a condition
         negated instead (`flip`)."""
-        found = expected_values(program, tests_at)
+        asserts, place = _asserts(program, tests_at)
+        found = _expected(asserts, place)
         differ = differing([value for _, value in found], _differ)
-        swapped = swap(program, [place for place, _ in found], differ, "({})")
-        return swapped or flip(program, conditions(program, tests_at))
+        swapped = swap(program, [span for span, _ in found], differ, "({})")
+        return swapped or flip(program, sorted(span for _, span in asserts))
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the
