@@ -19,7 +19,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, spans, swap, texts_differ
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, flip, spans, swap, texts_differ
 from pytest_codeeval.languages.proof import DECOY, MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
@@ -115,6 +115,11 @@ class Translator:
         without a problem's translation state): the translator's own `deep_equality`, which the decoy finds."""
         return (self.deep_equality(LEFT, RIGHT),)
 
+    def condition_templates(self) -> tuple[str, ...]:
+        """The tests' assertion statements that hold one condition, rendered with `RIGHT` in its place: the decoy
+        negates one where no two expected values can be swapped (HumanEvalPack's `console.assert(...)`)."""
+        return ()
+
 
 class Language(Translator, Runner):
     """A language: its translator (`Translator`, or a typed one of typed.py) and its runner, in one module under
@@ -133,6 +138,7 @@ class Language(Translator, Runner):
     timeout: ClassVar[float] = 15.0  # the program's limit in MultiPL-E's evaluator (seconds; CPU time here)
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
+    negation: ClassVar[str] = "!({})"  # a condition negated, for a decoy of `condition_templates`
 
     # -- runner: what to run -----------------------------------------------------------------------------------
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -227,10 +233,15 @@ class Language(Translator, Runner):
         return None
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
-        """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates."""
+        """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates, one
+        expected value swapped; else one condition negated."""
         end = program.find(self.helpers, tests_at) if self.helpers else -1
-        places = spans(program[: end if end >= 0 else len(program)], tests_at, statement_forms(type(self)), self.quotes)
-        return swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
+        tests = program[: end if end >= 0 else len(program)]
+        places = spans(tests, tests_at, statement_forms(type(self)), self.quotes)
+        swapped = swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
+        if swapped is not None or not self.condition_templates():
+            return swapped
+        return flip(program, spans(tests, tests_at, condition_forms(type(self)), self.quotes), self.negation)
 
     # -- runner: what happened ---------------------------------------------------------------------------------
     def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
@@ -350,6 +361,12 @@ def _limits(limits: Limits) -> str:
 def statement_forms(kind: type[Language]) -> tuple[Form, ...]:
     """The shapes of a language's test statements, made once per class."""
     return tuple(form for template in kind().decoy_templates() if (form := Form.of(template)) is not None)
+
+
+@cache
+def condition_forms(kind: type[Language]) -> tuple[Form, ...]:
+    """The shapes of a language's one-condition assertions, made once per class."""
+    return tuple(form for template in kind().condition_templates() if (form := Form.of(template)) is not None)
 
 
 def line_comments(description: str, marker: str) -> str:

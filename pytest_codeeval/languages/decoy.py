@@ -17,12 +17,14 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TypeVar
 
 LEFT, RIGHT = "\x01codeeval-left\x01", "\x02codeeval-right\x02"  # the sentinels a template is rendered with
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _CLOSE = 1e-2  # numbers this close (relative, at least 1 absolute) may be equal to a tolerant helper: never swapped
 _OPEN, _CLOSING = "([{", ")]}"
+_OPERATOR = "=!<>"
 # scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
 _LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
 T = TypeVar("T")
@@ -88,31 +90,50 @@ def spans(program: str, tests_at: int, forms: Sequence[Form], quotes: str) -> li
 
 
 def _match(text: str, start: int, form: Form, quotes: str) -> Span | None:
-    if not text.startswith(form.before, start):
+    opened = _leading(form.before).match(text, start)
+    if opened is None:
         return None
-    first = start + len(form.before)
+    # inside a bracket the template opened, the statement may go on over several lines
+    lines = sum(map(form.before.count, _OPEN)) > sum(map(form.before.count, _CLOSING))
+    first = opened.end()
     if form.between is None:
-        end = _scan(text, first, form.after, quotes)
-        return None if end is None else (first, end)
-    middle = _scan(text, first, form.between, quotes)
+        end = _scan(text, first, form.after, quotes, lines)
+        return None if end is None else _trimmed(text, first, end)
+    middle = _scan(text, first, form.between, quotes, lines)
     if middle is None:
         return None
-    second = middle + len(form.between)
-    end = _scan(text, second, form.after, quotes)
+    second = middle + len(form.between.strip())
+    end = _scan(text, second, form.after, quotes, lines)
     if end is None:
         return None
-    return (first, middle) if form.expected_first else (second, end)
+    return _trimmed(text, first, middle) if form.expected_first else _trimmed(text, second, end)
 
 
-def _scan(text: str, i: int, stop: str, quotes: str) -> int | None:
-    """Where `stop` begins at nesting level 0 from `i` (an empty `stop`: the line's end); None if the statement
-    closes, or its line ends, first. Strings in `quotes` are skipped."""
-    depth, n = 0, len(text)
+@cache
+def _leading(before: str) -> re.Pattern[str]:
+    """A statement's opening text, where white space in the template matches any (or none): `assert  (` too."""
+    return re.compile("".join(r"\s*" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", before)))
+
+
+def _trimmed(text: str, start: int, end: int) -> Span:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _scan(text: str, i: int, stop: str, quotes: str, lines: bool = False) -> int | None:
+    """Where `stop` (white space around it left out; any white space if it is only that) begins at nesting level 0
+    from `i` (an empty `stop`: the line's end); None if the statement closes, or its line ends, first (with
+    `lines`, a line's end does not end it). Strings in `quotes` are skipped; an operator stop is never part of a
+    longer operator (`==` of `===`)."""
+    depth, n, core = 0, len(text), stop.strip()
     while i < n:
-        if depth == 0 and (text.startswith(stop, i) if stop else text[i] == "\n"):
+        if depth == 0 and (_stops(text, i, core) if core else text[i].isspace() if stop else text[i] == "\n"):
             return i
         c = text[i]
-        if c == "\n" and depth == 0:
+        if c == "\n" and depth == 0 and not lines:
             return None
         if c in _OPEN:
             depth += 1
@@ -126,6 +147,14 @@ def _scan(text: str, i: int, stop: str, quotes: str) -> int | None:
                 return None
         i += 1
     return n if not stop and depth == 0 else None
+
+
+def _stops(text: str, i: int, stop: str) -> bool:
+    if not text.startswith(stop, i):
+        return False
+    joined_before = stop[0] in _OPERATOR and i > 0 and text[i - 1] in _OPERATOR
+    joined_after = stop[-1] in _OPERATOR and text[i + len(stop) : i + len(stop) + 1] == "="
+    return not (joined_before or joined_after)
 
 
 def _string_end(text: str, start: int) -> int:
@@ -173,16 +202,45 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
     return Decoy(program[:start] + wrap.format(new) + program[end:], i + 1, program[start:end], new)
 
 
-def flip(program: str, places: Sequence[Span]) -> Decoy | None:
-    """The decoy of tests with no two expected values to swap (Python's): one assertion's condition, chosen at
-    random among `places`, negated. An honest pass held the condition, so its decoy fails; a program whose tests did
-    not run or hold passes it too. An answer equal to everything is caught only by a swap."""
+def flip(program: str, places: Sequence[Span], negation: str = "!({})") -> Decoy | None:
+    """The decoy of tests with no two expected values to swap: one assertion's condition, chosen at random among
+    `places`, negated (`negation` formats it: Python's `not ({})`). An honest pass held the condition, so its decoy
+    fails; a program whose tests did not run or hold passes it too. An answer equal to everything is caught only by
+    a swap."""
     if not places:
         return None
     i = random.Random(secrets.randbits(64)).randrange(len(places))
     start, end = places[i]
     old = program[start:end]
-    return Decoy(f"{program[:start]}not ({old}){program[end:]}", i + 1, old, f"not ({old})", negated=True)
+    new = negation.format(old)
+    return Decoy(program[:start] + new + program[end:], i + 1, old, new, negated=True)
+
+
+def items(text: str, opening: int, quotes: str) -> list[Span]:
+    """The items of the bracketed list that opens at `opening`, split at its own commas (its lines may break
+    anywhere), white space around each left out; empty if the list does not close."""
+    found: list[Span] = []
+    depth, start, i = 0, opening + 1, opening + 1
+    while i < len(text):
+        c = text[i]
+        if c in _OPEN:
+            depth += 1
+        elif depth == 0 and (c == "," or c in _CLOSING):
+            item = text[start:i].strip()
+            if item:
+                begin = text.index(item, start)
+                found.append((begin, begin + len(item)))
+            if c != ",":
+                return found
+            start = i + 1
+        elif c in _CLOSING:
+            depth -= 1
+        elif c in quotes:
+            i = _string_end(text, i)
+            if i < 0:
+                return []
+        i += 1
+    return []
 
 
 def differing(values: Sequence[T], differ: Callable[[T, T], bool]) -> list[list[int]]:

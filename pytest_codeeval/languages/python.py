@@ -76,13 +76,39 @@ def _called(body: list[ast.stmt]) -> list[str]:
             if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)]
 
 
+def _until_a_jump(body: list[ast.stmt], jumps: tuple[type[ast.AST], ...]) -> list[ast.stmt]:
+    """`body`'s statements up to the first that holds one of `jumps` (a `return`; in a loop `break` and `continue`
+    too), and those of the loops among them that surely run at least once, transitively."""
+    run = list(takewhile(lambda s: not any(isinstance(n, jumps) for n in ast.walk(s)), body))
+    loops = [node for node in run if isinstance(node, ast.For) and _runs_once(node)]
+    return run + [inner for loop in loops for inner in _until_a_jump(loop.body, _LEAVES)]
+
+
+_LEAVES = (ast.Return, ast.Break, ast.Continue)
+
+
+def _runs_once(node: ast.For) -> bool:
+    """A loop over `range` with constant bounds that are not empty (HumanEval/32's `for _ in range(100)`)."""
+    if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+            and node.iter.func.id == "range" and not node.iter.keywords and len(node.iter.args) in (1, 2)):
+        return False
+    bounds = [arg.value for arg in node.iter.args if isinstance(arg, ast.Constant) and type(arg.value) is int]
+    if len(bounds) != len(node.iter.args):
+        return False
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return start < stop
+
+
 def _surely_run(tree: ast.Module) -> list[ast.stmt]:
     """The statements that run whenever the program runs to its end: the module's own, and those of the functions
     it calls in statements of its own (HumanEval's `check(candidate)`, MultiPL-E's `test_check()` calling `check`),
-    transitively, up to a function's first statement that may return. An `assert` under an `if`, in a loop or in a
-    function nothing calls this way (DS-1000's image checks) may not run: it gets no decoy."""
+    transitively, up to a function's first statement that may return; in each, the body of a loop over a constant
+    `range` that is not empty, up to its first jump. An `assert` under an `if`, in another loop or in a function
+    nothing calls this way (DS-1000's image checks) may not run: it gets no decoy."""
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    statements, seen, pending = list(tree.body), set(), _called(tree.body)
+    statements = _until_a_jump(tree.body, ())
+    seen: set[str] = set()
+    pending = _called(statements)
     while pending:
         name = pending.pop()
         function = functions.get(name)
@@ -91,7 +117,7 @@ def _surely_run(tree: ast.Module) -> list[ast.stmt]:
         seen.add(name)
         if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(function)):
             continue  # a generator's body does not run when it is called
-        body = list(takewhile(lambda s: not any(isinstance(n, ast.Return) for n in ast.walk(s)), function.body))
+        body = _until_a_jump(function.body, (ast.Return,))
         statements += body
         pending += _called(body)
     return statements
@@ -175,7 +201,7 @@ class Python(Language):
         found = _expected(asserts, place)
         differ = differing([value for _, value in found], _differ)
         swapped = swap(program, [span for span, _ in found], differ, "({})")
-        return swapped or flip(program, sorted(span for _, span in asserts))
+        return swapped or flip(program, sorted(span for _, span in asserts), "not ({})")
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the

@@ -336,6 +336,28 @@ def test_every_negated_condition_of_a_correct_program_fails(problem: str) -> Non
         assert outcome.status == "failed", variant[at:]
 
 
+@pytest.mark.parametrize("problem", ["HumanEval/32", "HumanEval/38", "HumanEval/50"])
+def test_asserts_in_a_loop_that_surely_runs_get_a_decoy_and_emptying_the_loop_fails(problem: str) -> None:
+    """These rows' only asserts are in `for _ in range(100)`: the loop surely runs, so its assert may be negated
+    (the canonical solution fails that), and a completion that makes `range` empty, whose tests then never run,
+    passes the real tests and fails its decoy."""
+    from helpers import canonical
+
+    from pytest_codeeval.languages.proof import DECOY
+    from pytest_codeeval.languages.python import conditions
+
+    language, limits = get_language("py"), Limits(cpu_seconds=5)
+    program, at = _humaneval_program(problem, canonical(problem))
+    [(start, end)] = conditions(program, at)
+    variant = f"{program[:start]}not ({program[start:end]}){program[end:]}"
+    assert language.execute(language.request(variant, limits), get_executor("strict"), limits).status == "failed"
+    empties = canonical(problem) + "\n\nrange = lambda *args: ()\n"
+    program, at = _humaneval_program(problem, empties)
+    assert language.execute(language.request(program, limits), get_executor("strict"), limits).status == "passed"
+    outcome = language.run(program, limits, get_executor("strict"), tests_at=at)
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement 1 negated"), outcome.detail
+
+
 def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest.Pytester) -> None:
     """HumanEval's own programs (prompt, completion, `check`) through the execution pool on two workers: the
     canonical solution passes, a completion returning an object equal to everything fails with the decoy's detail."""

@@ -19,16 +19,40 @@ from typing import ClassVar
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cpp import Cpp
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, flip, items
 from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
-from pytest_codeeval.languages.javascript import JavaScript
-from pytest_codeeval.languages.rust import Rust, rustc
+from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
+from pytest_codeeval.languages.rust import RUST_PROOF, Rust, rustc
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 GOPATH = "/usr/share/gocode"  # Debian's golang-*-dev packages install their sources here
 SHARE = Path(sys.prefix) / "share" / "pytest-codeeval"  # outside the home directory, which the sandbox hides
 # npm's js-md5@0.7.3 (one problem, JavaScript/162, requires it), installed by `make setup-humanevalpack`
 JS_MODULES = SHARE / "humanevalpack-js" / "node_modules"
+
+
+# JavaScript's tests: `const testName = () => { console.assert(...) ... }`, called by the program's last line
+_JS_TESTS = re.compile(r"^const\s+(test\w*)\s*=\s*\(\s*\)\s*=>", re.MULTILINE)
+_JS_CALLED = re.compile(r"\n(test\w*)\(\)\s*;?\s*$")
+JS_PROOF = f"""
+var codeevalTestsRan;
+;(() => {{
+  const fs = require("fs");
+  if (codeevalTestsRan !== true) {{ fs.writeSync(2, "\\n{skipped_line()}\\n"); return; }}
+  let said = "";
+  const write = process.stderr.write;
+  process.stderr.write = function (chunk) {{ said += String(chunk); return true; }};
+  try {{ console.assert(1 === 2); }} finally {{ process.stderr.write = write; }}
+  if (!said.startsWith("Assertion failed")) {{ fs.writeSync(2, "\\n{disabled_line()}\\n"); return; }}
+  fs.writeSync(3, fs.readFileSync(4));
+}})();
+"""
+# Java's tests: every check an item of this list, which must hold no `false`
+_JAVA_CHECKS = re.compile(r"List<Boolean>\s+correct\s*=\s*Arrays\.asList\(")
+# Rust's tests: the one `#[test]` function of `mod tests`
+_RUST_TEST = re.compile(r"#\[test\](?:\s|//[^\n]*)*fn\s+\w+\s*\(\s*\)")
 
 
 class PackJavaScript(JavaScript):
@@ -40,6 +64,18 @@ class PackJavaScript(JavaScript):
                 return "assertion failed: console.assert"
         return None
 
+    def proof(self, program: str) -> Proven | None:
+        """After the tests' call, the program's last line: the test function ran to its end (a mark it sets), and
+        `console.assert` still reports a false condition on stderr, where the verdict reads it."""
+        called, tests = _JS_CALLED.search(program), list(_JS_TESTS.finditer(program))
+        if called is None or not tests or tests[-1].group(1) != called.group(1):
+            return None
+        proven = in_last_body(program, _JS_TESTS, NODE_RAN, last=False)
+        return append(proven.text, JS_PROOF) if proven else None
+
+    def condition_templates(self) -> tuple[str, ...]:
+        return (f"console.assert({RIGHT})",)
+
 
 class PackJava(Java):
     """The tests are a `public class Main`; no javatuples needed."""
@@ -47,10 +83,22 @@ class PackJava(Java):
     def unavailable(self) -> str | None:
         return Language.unavailable(self)
 
+    def decoy(self, program: str, tests_at: int) -> Decoy | None:
+        """One of the checks in the tests' list negated (a program that shadows `Arrays`, or the list's
+        `contains`, passes it too)."""
+        checks = _JAVA_CHECKS.search(program, tests_at)
+        return None if checks is None else flip(program, items(program, checks.end() - 1, self.quotes))
+
 
 class PackCpp(Cpp):
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["g++", "-std=c++11", source, "-o", "program", "-lcrypto", "-lssl"]]
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        return *super().decoy_templates(), f"assert ({LEFT} == {RIGHT});"
+
+    def condition_templates(self) -> tuple[str, ...]:
+        return (f"assert ({RIGHT});",)
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()
@@ -66,6 +114,12 @@ class PackGo(Go):
     """`go test` on a package main file, in GOPATH mode: testify from Debian's package, nothing downloaded."""
 
     env: ClassVar[dict[str, str]] = {**Go.env, "GOPATH": GOPATH, "GO111MODULE": "off", "GOFLAGS": ""}
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        return (f"assert.Equal({RIGHT}, {LEFT})",)  # testify's: the expected value first
+
+    def condition_templates(self) -> tuple[str, ...]:
+        return (f"assert.Equal(true, {RIGHT})",)
 
     def unavailable(self) -> str | None:
         missing = super().unavailable()
@@ -124,6 +178,18 @@ class PackRust(Rust):
 
     def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program", "--test-threads=1"]
+
+    def proof(self, program: str) -> Proven | None:
+        """At the end of the tests' `#[test]` function (a failed assertion panics out of it; the harness then fails
+        the run), a call of the epilogue defined after the program."""
+        proven = in_last_body(program, _RUST_TEST, "        crate::codeeval_proof();")
+        return append(proven.text, RUST_PROOF) if proven else None
+
+    def decoy_templates(self) -> tuple[str, ...]:
+        return *super().decoy_templates(), f"assert!({LEFT} == {RIGHT});"
+
+    def condition_templates(self) -> tuple[str, ...]:
+        return (f"assert!({RIGHT});",)
 
     def runtime_error(self, result: ExecResult) -> str:
         failed = _TEST_PANIC.search(result.stdout)
