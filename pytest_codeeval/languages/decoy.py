@@ -29,6 +29,7 @@ _OPERATOR = "=!<>"
 _LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
 T = TypeVar("T")
 Span = tuple[int, int]  # an expected value's place in the program: [start, end)
+Change = tuple[Span, str, bool]  # a place, its new text, whether that negates a condition
 
 
 @dataclass(frozen=True)
@@ -204,16 +205,19 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
 
 def flip(program: str, places: Sequence[Span], negation: str = "!({})") -> Decoy | None:
     """The decoy of tests with no two expected values to swap: one assertion's condition, chosen at random among
-    `places`, negated (`negation` formats it: Python's `not ({})`). An honest pass held the condition, so its decoy
-    fails; a program whose tests did not run or hold passes it too. An answer equal to everything is caught only by
-    a swap."""
-    if not places:
+    `places`, negated (`negation` formats it). An honest pass held the condition, so its decoy fails; a program whose
+    tests did not run or hold passes it too. An answer equal to everything is caught only by a swap or a change."""
+    return rewrite(program, [(place, negation.format(program[place[0] : place[1]]), True) for place in places])
+
+
+def rewrite(program: str, changes: Sequence[Change]) -> Decoy | None:
+    """The decoy made of one of `changes`, chosen at random: each is one that an honest pass fails (Python's
+    changed values and negations)."""
+    if not changes:
         return None
-    i = random.Random(secrets.randbits(64)).randrange(len(places))
-    start, end = places[i]
-    old = program[start:end]
-    new = negation.format(old)
-    return Decoy(program[:start] + new + program[end:], i + 1, old, new, negated=True)
+    i = random.Random(secrets.randbits(64)).randrange(len(changes))
+    (start, end), new, negated = changes[i]
+    return Decoy(program[:start] + new + program[end:], i + 1, program[start:end], new, negated)
 
 
 def items(text: str, opening: int, quotes: str) -> list[Span]:

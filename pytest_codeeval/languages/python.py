@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import ast
 import re
+import secrets
+import string
 from collections.abc import Callable, Iterator
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language, signal_name
-from pytest_codeeval.languages.decoy import Decoy, Span, differing, flip, same_value, swap
+from pytest_codeeval.languages.decoy import Change, Decoy, Span, differing, rewrite, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
@@ -173,6 +175,75 @@ def _expected(asserts: list[tuple[ast.Assert, Span]], place: Callable[[ast.expr]
     return sorted(found, key=lambda item: item[0])
 
 
+def _changed(program: str, node: ast.Assert, span: Span, place: Callable[[ast.expr], Span]) -> Change:
+    """The change a decoy makes to one assert that an honest pass fails, and that an answer equal (or close) to
+    everything passes: `== <literal>` expects another value of its type; `== <name>` another at run time;
+    `abs(<answer> - <expected>) < <tolerance>` an expected value further off than twice the tolerance. Any other
+    condition is negated (`not (...)`), which an answer equal to everything does not pass."""
+    test = node.test
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _calls(test.left):
+        operator, right = test.ops[0], test.comparators[0]
+        if isinstance(operator, ast.Eq) and (other := _other(right)) is not None:
+            return place(right), other, False
+        if isinstance(operator, (ast.Lt, ast.LtE)) and (further := _further(program, test.left, right, place)):
+            return further
+    return span, f"not ({program[span[0] : span[1]]})", True
+
+
+def _calls(node: ast.expr) -> bool:
+    return any(isinstance(inner, ast.Call) for inner in ast.walk(node))
+
+
+def _other(expected: ast.expr) -> str | None:
+    """Another value than `expected`'s, of its type: a literal changed here (never equal to it, even to Python's
+    `1 == 1.0 == True`), a variable's value changed when the assert runs; None for anything else."""
+    if isinstance(expected, ast.Name):  # no builtin's name: tests shadow them (HumanEval/38's variable `str`)
+        name, letter = expected.id, secrets.choice(string.ascii_letters)
+        return (f"({name} + {letter!r} if {name}.__class__ is ''.__class__ "
+                f"else {name} + 1 if {name}.__class__ is (0).__class__ else [{name}])")
+    try:
+        value = ast.literal_eval(expected)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    match value:
+        case bool():
+            other: Any = not value
+        case int():
+            other = value + 1
+        case float() if abs(value) < 1e15:
+            other = value + 1.0
+        case str():
+            other = value + secrets.choice(string.ascii_letters)
+        case list() | tuple():
+            other = value[:-1] if value else type(value)([0])
+        case dict():
+            other = {} if value else {0: 0}
+        case None:
+            other = 0
+        case _:
+            return None
+    return f"({other!r})"
+
+
+def _further(program: str, left: ast.expr, right: ast.expr, place: Callable[[ast.expr], Span]) -> Change | None:
+    """`abs(<answer> - <expected>) < <tolerance>` with the expected value moved by more than twice the tolerance,
+    in proportion to its size (a large float moved by a constant would not move)."""
+    tolerance = right.value if isinstance(right, ast.Constant) else None
+    if not (isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and tolerance > 0
+            and isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name) and left.func.id == "abs" and len(left.args) == 1
+            and isinstance(difference := left.args[0], ast.BinOp) and isinstance(difference.op, ast.Sub)):
+        return None
+    answer, expected = difference.left, difference.right
+    if _calls(expected):
+        answer, expected = expected, answer
+    if _calls(expected) or not _calls(answer):
+        return None
+    start, end = place(expected)
+    text = program[start:end]
+    return (start, end), f"(({text}) + {4 * tolerance + 1!r} * (1 + abs({text})))", False
+
+
 def _differ(a: Any, b: Any) -> bool:
     """Whether no honest value can equal both: they are unequal to Python (1, 1.0 and True are equal), and not
     numbers that a tolerant comparison could confuse."""
@@ -195,13 +266,13 @@ class Python(Language):
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
         offsets (the new value in parentheses), the rest of the program byte for byte the same. Tests with no two
-        expected values to swap (`assert candidate("<>")` and `assert not ...` only, one `==`) get a condition
-        negated instead (`flip`)."""
+        expected values to swap (one `==`, `abs(...) < 1e-6`, `assert candidate("<>")` and `assert not ...`) get
+        one assert changed instead (`_changed`): its expected value made another, else its condition negated."""
         asserts, place = _asserts(program, tests_at)
         found = _expected(asserts, place)
         differ = differing([value for _, value in found], _differ)
         swapped = swap(program, [span for span, _ in found], differ, "({})")
-        return swapped or flip(program, sorted(span for _, span in asserts), "not ({})")
+        return swapped or rewrite(program, [_changed(program, node, span, place) for node, span in asserts])
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the

@@ -355,7 +355,63 @@ def test_asserts_in_a_loop_that_surely_runs_get_a_decoy_and_emptying_the_loop_fa
     program, at = _humaneval_program(problem, empties)
     assert language.execute(language.request(program, limits), get_executor("strict"), limits).status == "passed"
     outcome = language.run(program, limits, get_executor("strict"), tests_at=at)
-    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement 1 negated"), outcome.detail
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement 1 "), outcome.detail
+
+
+UNIVERSAL = """    class Universal:
+        def __eq__(self, other): return True
+        def __ne__(self, other): return False
+        __lt__ = __le__ = __gt__ = __ge__ = __eq__
+        def __bool__(self): return True
+        def __hash__(self): return 0
+        def __abs__(self): return self
+        __neg__ = __pos__ = __round__ = __abs__
+        def __sub__(self, *other): return self
+        __rsub__ = __add__ = __radd__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = __mod__ = __pow__ = __sub__
+    return Universal()
+"""
+
+
+def test_an_answer_equal_and_close_to_everything_fails_every_humaneval_row() -> None:
+    """An object whose every comparison is true and whose arithmetic returns itself passes 156 of HumanEval's 164
+    rows' real tests. Its decoy passes too in every row: where no two values can be swapped, the changed assert
+    expects another value (`== 0.5` becomes `== 1.5`, `abs(x - 0.33) < 1e-6` is moved off by more than twice the
+    tolerance, HumanEval/38's `== str` another string when it runs), never only a negation, which it would fail."""
+    from helpers import problems
+
+    from pytest_codeeval.languages.proof import DECOY
+
+    language, limits, fooled = get_language("py"), Limits(cpu_seconds=5), 0
+    for problem in problems():
+        program, at = _humaneval_program(problem, UNIVERSAL)
+        if language.execute(language.request(program, limits), get_executor("strict"), limits).status != "passed":
+            continue
+        fooled += 1
+        outcome = language.run(program, limits, get_executor("strict"), tests_at=at)
+        assert outcome.status == "failed" and outcome.detail.startswith(DECOY), (problem, outcome.detail)
+    assert fooled >= 150
+
+
+def test_every_change_of_a_row_with_nothing_to_swap_fails_its_canonical_solution() -> None:
+    """The 12 HumanEval rows with no two expected values to swap: every change the draw can make (56: 9 values
+    changed, the other conditions negated) fails the canonical solution, so an honest verdict never depends on it."""
+    from helpers import canonical, problems
+
+    from pytest_codeeval.languages.decoy import differing
+    from pytest_codeeval.languages.python import _asserts, _changed, _differ, _expected
+
+    language, limits, changes = get_language("py"), Limits(cpu_seconds=5), []
+    for problem in problems():
+        program, at = _humaneval_program(problem, canonical(problem))
+        asserts, place = _asserts(program, at)
+        if any(differing([value for _, value in _expected(asserts, place)], _differ)):
+            continue
+        changes += [(problem, program, _changed(program, node, span, place)) for node, span in asserts]
+    assert len(changes) == 56 and sum(not negated for *_, (_, _, negated) in changes) == 9
+    for problem, program, ((start, end), new, _) in changes:
+        variant = program[:start] + new + program[end:]
+        outcome = language.execute(language.request(variant, limits), get_executor("strict"), limits)
+        assert outcome.status == "failed", (problem, new)
 
 
 def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest.Pytester) -> None:
@@ -398,10 +454,10 @@ def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
         assert program[at : at + len(removed[0])] == removed[0]
         assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
                    for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
-    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with (Python negates its condition)
+    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with (Python expects another list)
         row = by_name["HumanEval_34_unique"]
         decoy = language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"]))
-        assert decoy is None if name != "py" else decoy is not None and decoy.negated
+        assert decoy is None if name != "py" else decoy is not None and decoy.new == "([0, 2, 3, 5, 9])"
 
 
 def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
@@ -438,9 +494,13 @@ def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
                  "    assert candidate(1) == 2\n    assert candidate(2) == 4\n\ncheck(f)\nearly(f)\n")
     assert language.decoy("def f(x):\n" + completion + maybe_run, tests_at) is None  # none surely runs
     one = language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1) == 2\n"
-                         "\ncheck(f)\n", tests_at)  # one statement: nothing to swap, its condition negated
-    assert one is not None and one.text.endswith("    assert not (candidate(1) == 2)\n\ncheck(f)\n")
-    assert one.change == "statement 1 negated: not (candidate(1) == 2)"
+                         "\ncheck(f)\n", tests_at)  # one statement: nothing to swap, another value expected
+    assert one is not None and one.text.endswith("    assert candidate(1) == (3)\n\ncheck(f)\n")
+    assert one.change == "statement 1 expecting (3) instead of 2"
+    bare = language.decoy("def f(x):\n" + completion + "\ndef check(candidate):\n    assert candidate(1)\n"
+                          "\ncheck(f)\n", tests_at)  # a condition with no expected value: negated
+    assert bare is not None and bare.text.endswith("    assert not (candidate(1))\n\ncheck(f)\n")
+    assert bare.change == "statement 1 negated: not (candidate(1))"
 
 
 @pytest.mark.parametrize(
