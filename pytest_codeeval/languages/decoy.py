@@ -90,12 +90,22 @@ def spans(program: str, tests_at: int, forms: Sequence[Form], quotes: str) -> li
     return found
 
 
-def _match(text: str, start: int, form: Form, quotes: str) -> Span | None:
+def expected_in(text: str, start: int, end: int, forms: Sequence[Form]) -> Span | None:
+    """The expected value of the statement `text[start:end]` (an item of a list of checks), by the first of `forms`
+    that spans it whole; None if none does."""
+    for form in forms:
+        span = _match(text[:end], start, form, "\"'", lines=True)
+        if span is not None and text[span[1] : end].strip() == form.after.strip():
+            return span
+    return None
+
+
+def _match(text: str, start: int, form: Form, quotes: str, lines: bool = False) -> Span | None:
     opened = _leading(form.before).match(text, start)
     if opened is None:
         return None
     # inside a bracket the template opened, the statement may go on over several lines
-    lines = sum(map(form.before.count, _OPEN)) > sum(map(form.before.count, _CLOSING))
+    lines = lines or sum(map(form.before.count, _OPEN)) > sum(map(form.before.count, _CLOSING))
     first = opened.end()
     if form.between is None:
         end = _scan(text, first, form.after, quotes, lines)
@@ -185,7 +195,7 @@ def same_value(a: str, b: str) -> bool:
 
 
 def _loose(text: str) -> str:
-    text = " ".join(text.replace('"', "").replace("'", "").lower().split())
+    text = "".join(text.replace('"', "").replace("'", "").lower().split())  # `{'a':2}` is `{'a': 2}`
     return _LOOSE.get(text, text)
 
 

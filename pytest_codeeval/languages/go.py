@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import fcntl
+import hashlib
 import os
 import re
 import subprocess
@@ -109,9 +110,13 @@ class Go(TypedLanguage, Language):
         "GO111MODULE": "auto",
         "GOPROXY": "off",
     }
+    # a test file whose build fills the shared build cache with the packages every sample's tests import
+    warm_up: ClassVar[str] = (
+        'package warm_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc TestWarm(t *testing.T) { fmt.Sprint(t) }\n'
+    )
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
-        warm = warm_cache(self.env)
+        warm = warm_cache(self.env, self.warm_up)
         # the sample's build cache starts as a copy of one where the test harness's packages are built already:
         # the same binary, without compiling `testing` and `fmt` again for every sample
         seed = [["cp", "-R", warm, self.env["GOCACHE"]]] if warm else []
@@ -238,22 +243,18 @@ def _element_type(texts: list[str]) -> str:
     return "float64" if all(kind in ("int", "float64") for kind in rest) else "interface{}"
 
 
-_WARM_UP = (
-    'package warm_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc TestWarm(t *testing.T) { fmt.Sprint(t) }\n'
-)
+def warm_cache(env: dict[str, str], warm_up: str) -> str | None:
+    """A Go build cache holding the packages `warm_up` imports (the test harness's), built once per machine with
+    the sandbox's settings (under a lock for parallel workers); None if it cannot be built."""
+    return _warm_cache(tuple(sorted(env.items())), warm_up)
 
 
-def warm_cache(env: dict[str, str]) -> str | None:
-    """A Go build cache holding the test harness's packages, built once per machine with the sandbox's settings
-    (under a lock for parallel workers); None if it cannot be built."""
-    return _warm_cache(tuple(sorted(env.items())))
-
-
-@lru_cache(maxsize=1)
-def _warm_cache(env: tuple[tuple[str, str], ...]) -> str | None:
+@lru_cache(maxsize=4)
+def _warm_cache(env: tuple[tuple[str, str], ...], warm_up: str) -> str | None:
     try:
         version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, timeout=60).stdout.strip()
-        directory = os.path.join(cache_dir(), f"go-cache-{version}")
+        digest = hashlib.sha256(repr((env, warm_up)).encode()).hexdigest()[:12]
+        directory = os.path.join(cache_dir(), f"go-cache-{version}-{digest}")
         if not os.path.exists(os.path.join(directory, "README")):  # go writes it once the cache exists
             os.makedirs(directory + ".lock", exist_ok=True)
             with open(os.path.join(directory + ".lock", "lock"), "w") as lock:
@@ -261,8 +262,10 @@ def _warm_cache(env: tuple[tuple[str, str], ...]) -> str | None:
                 if not os.path.exists(os.path.join(directory, "README")):
                     with tempfile.TemporaryDirectory() as work:
                         with open(os.path.join(work, "warm_test.go"), "w") as handle:
-                            handle.write(_WARM_UP)
-                        settings = {**os.environ, **dict(env), "GOCACHE": directory, "GOPATH": os.path.join(work, "go")}
+                            handle.write(warm_up)
+                        settings = {**os.environ, **dict(env), "GOCACHE": directory}
+                        if settings["GOPATH"].startswith("/tmp/"):  # the sample's own, not a shared source tree
+                            settings["GOPATH"] = os.path.join(work, "go")
                         built = subprocess.run(
                             ["go", "test", *BUILD_FLAGS, "-c", "-o", os.devnull, "warm_test.go"],
                             cwd=work,

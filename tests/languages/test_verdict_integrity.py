@@ -507,7 +507,8 @@ def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
     ("a", "b", "same"),
     [("1", "1.0", True), ("0.5", "0.5001", True), ("[1, 2]", "[1,  2]", True), ("0.5", "0.75", False),
      ('"x"', '"y"', False), ("[1, 2]", "[1, 2, 3]", False), ("true", "false", False), ("1000", "1001", True),
-     ('"6"', "6", True), ("true", "1", True), ('""', "0", True), ("null", "undefined", True), ("None", "nil", True)],
+     ('"6"', "6", True), ("true", "1", True), ('""', "0", True), ("null", "undefined", True), ("None", "nil", True),
+     ("map[rune]int{'a':2,'b': 2}", "map[rune]int{'a': 2, 'b': 2}", True)],  # HumanEvalPack's Go/111
 )
 def test_values_a_tolerant_helper_may_find_equal_are_never_swapped(a: str, b: str, same: bool) -> None:
     from pytest_codeeval.languages.decoy import same_value

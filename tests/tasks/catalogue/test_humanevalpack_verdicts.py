@@ -82,8 +82,29 @@ def test_every_local_row_is_proven_and_gets_a_decoy_in_its_tests(language: str) 
         decoy = runner.decoy(program, at)
         assert decoy is not None, doc["task_id"]
         assert decoy.text[:at] == program[:at] and decoy.text != program
-        # JavaScript's and Java's checks are conditions; C++'s and Rust's /2 compare one value only
-        assert decoy.negated == (language in ("js", "java") or doc["task_id"] in ("CPP/2", "Rust/2")), decoy.change
+        # JavaScript's checks are conditions, Java/0's and Java/2's too; C++'s and Rust's /2 compare one value only
+        negated = language == "js" or doc["task_id"] in ("Java/0", "Java/2", "CPP/2", "Rust/2")
+        assert decoy.negated == negated, decoy.change
+
+
+def test_an_answer_whose_equals_is_always_true_fails_java_s_list_checks() -> None:
+    """Java/5's checks are `s.intersperse(...).equals(List.of(...))`: a list whose `equals` is always true passes
+    them all, and passes its decoy too (another check's expected list), while the canonical solution fails it."""
+    import json
+
+    from test_humanevalpack import DATA
+
+    runner = _runner("java")
+    doc = json.loads((DATA / "java-5.jsonl").read_text())
+    always = ("        return new ArrayList<Integer>() {\n            public boolean equals(Object o) { return true; }\n"
+              "        };\n    }\n}")
+    program, at = _program("java", doc, always)
+    assert runner.execute(runner.request(program, LIMITS), get_executor("strict"), LIMITS).status == "passed"
+    outcome = runner.run(program, LIMITS, get_executor("strict"), tests_at=at)
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
+    assert "expecting" in outcome.detail
+    program, at = _program("java", doc, doc["canonical_solution"])
+    assert runner.run(program, LIMITS, get_executor("strict"), tests_at=at).status == "passed"
 
 
 def test_every_decoy_of_the_canonical_javascript_solutions_fails() -> None:

@@ -19,7 +19,18 @@ from typing import ClassVar
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cpp import Cpp
-from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, flip, items
+from pytest_codeeval.languages.decoy import (
+    LEFT,
+    RIGHT,
+    Decoy,
+    Form,
+    differing,
+    expected_in,
+    flip,
+    items,
+    swap,
+    texts_differ,
+)
 from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
 from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript
@@ -51,6 +62,8 @@ var codeevalTestsRan;
 """
 # Java's tests: every check an item of this list, which must hold no `false`
 _JAVA_CHECKS = re.compile(r"List<Boolean>\s+correct\s*=\s*Arrays\.asList\(")
+# the checks that compare an answer (the tests' `Solution s`) with an expected value
+_JAVA_FORMS = (Form("Objects.equals(", ", ", ")", False), Form("", ".equals(", ")", False), Form("", " == ", "", False))
 # Rust's tests: the one `#[test]` function of `mod tests`
 _RUST_TEST = re.compile(r"#\[test\](?:\s|//[^\n]*)*fn\s+\w+\s*\(\s*\)")
 
@@ -84,10 +97,26 @@ class PackJava(Java):
         return Language.unavailable(self)
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
-        """One of the checks in the tests' list negated (a program that shadows `Arrays`, or the list's
-        `contains`, passes it too)."""
+        """One of the checks in the tests' list with another check's expected value (`... == 5`,
+        `....equals(List.of(...))`: an answer whose `equals` is always true passes that too); else one negated (a
+        program that shadows `Arrays` passes that too)."""
         checks = _JAVA_CHECKS.search(program, tests_at)
-        return None if checks is None else flip(program, items(program, checks.end() - 1, self.quotes))
+        if checks is None:
+            return None
+        places = items(program, checks.end() - 1, self.quotes)
+        expected = [value for start, end in places if _plain(program[start:end])
+                    and (value := expected_in(program, start, end, _JAVA_FORMS)) and "s." in program[start : value[0]]]
+        if len(expected) == len(places):  # every check compares one answer: the same type throughout
+            texts = [program[start:end] for start, end in expected]
+            swapped = swap(program, expected, differing(texts, texts_differ))
+            if swapped is not None:
+                return swapped
+        return flip(program, places)
+
+
+def _plain(check: str) -> bool:
+    """A check that only compares an answer (`!s.f(x).equals(y)` holds for more than one value: never swapped)."""
+    return not check.startswith("!") and not any(op in check for op in ("&&", "||", "?"))
 
 
 class PackCpp(Cpp):
@@ -114,6 +143,11 @@ class PackGo(Go):
     """`go test` on a package main file, in GOPATH mode: testify from Debian's package, nothing downloaded."""
 
     env: ClassVar[dict[str, str]] = {**Go.env, "GOPATH": GOPATH, "GO111MODULE": "off", "GOFLAGS": ""}
+    # testify and what it imports, compiled once into the shared cache rather than in every sample's
+    warm_up: ClassVar[str] = (
+        'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n\n'
+        "func TestWarm(t *testing.T) { assert.New(t).Equal(1, 1) }\n"
+    )
 
     def decoy_templates(self) -> tuple[str, ...]:
         return (f"assert.Equal({RIGHT}, {LEFT})",)  # testify's: the expected value first
