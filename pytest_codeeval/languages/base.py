@@ -239,9 +239,10 @@ class Language(Translator, Runner):
         tests = program[: end if end >= 0 else len(program)]
         places = spans(tests, tests_at, statement_forms(type(self)), self.quotes)
         swapped = swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
-        if swapped is not None or not self.condition_templates():
+        conditions = condition_forms(type(self))
+        if swapped is not None or not conditions:
             return swapped
-        return flip(program, spans(tests, tests_at, condition_forms(type(self)), self.quotes), self.negation)
+        return flip(program, spans(tests, tests_at, conditions, self.quotes), self.negation)
 
     # -- runner: what happened ---------------------------------------------------------------------------------
     def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:

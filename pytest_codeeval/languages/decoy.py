@@ -90,11 +90,11 @@ def spans(program: str, tests_at: int, forms: Sequence[Form], quotes: str) -> li
     return found
 
 
-def expected_in(text: str, start: int, end: int, forms: Sequence[Form]) -> Span | None:
+def expected_in(text: str, start: int, end: int, forms: Sequence[Form], quotes: str) -> Span | None:
     """The expected value of the statement `text[start:end]` (an item of a list of checks), by the first of `forms`
     that spans it whole; None if none does."""
     for form in forms:
-        span = _match(text[:end], start, form, "\"'", lines=True)
+        span = _match(text[:end], start, form, quotes, lines=True)
         if span is not None and text[span[1] : end].strip() == form.after.strip():
             return span
     return None
@@ -233,28 +233,15 @@ def rewrite(program: str, changes: Sequence[Change]) -> Decoy | None:
 def items(text: str, opening: int, quotes: str) -> list[Span]:
     """The items of the bracketed list that opens at `opening`, split at its own commas (its lines may break
     anywhere), white space around each left out; empty if the list does not close."""
-    found: list[Span] = []
-    depth, start, i = 0, opening + 1, opening + 1
-    while i < len(text):
-        c = text[i]
-        if c in _OPEN:
-            depth += 1
-        elif depth == 0 and (c == "," or c in _CLOSING):
-            item = text[start:i].strip()
-            if item:
-                begin = text.index(item, start)
-                found.append((begin, begin + len(item)))
-            if c != ",":
-                return found
-            start = i + 1
-        elif c in _CLOSING:
-            depth -= 1
-        elif c in quotes:
-            i = _string_end(text, i)
-            if i < 0:
-                return []
-        i += 1
-    return []
+    end = _scan(text, opening + 1, _CLOSING[_OPEN.index(text[opening])], quotes, lines=True)
+    if end is None:
+        return []
+    inside, found, start = text[:end], [], opening + 1
+    while (comma := _scan(inside, start, ",", quotes, lines=True)) is not None:
+        found.append(_trimmed(text, start, comma))
+        start = comma + 1
+    found.append(_trimmed(text, start, end))
+    return [(first, last) for first, last in found if first < last]
 
 
 def differing(values: Sequence[T], differ: Callable[[T, T], bool]) -> list[list[int]]:

@@ -14,17 +14,25 @@ from pytest_codeeval.sandbox.api import ExecResult, Limits
 _TESTS_CALLED = re.compile(r"\ntest\(\);\s*$")
 _TESTS = re.compile(r"^function\s+test\s*\(\s*\)", re.MULTILINE)
 NODE_RAN = "  codeevalTestsRan = true;"
-NODE_PROOF = f"""
+
+
+def node_proof(check: str) -> str:
+    """The epilogue: the tests' function ran to its end (it set the mark), and `check`, which sets `failed` when
+    the tests' assertion mechanism reports a false assertion, did; then the token is copied."""
+    return f"""
 var codeevalTestsRan;
 ;(() => {{
-  if (codeevalTestsRan !== true) {{ require("fs").writeSync(2, "\\n{skipped_line()}\\n"); return; }}
-  let failed = false;
-  try {{ assert.deepEqual(1, 2); }} catch (e) {{ failed = true; }}
   const fs = require("fs");
+  if (codeevalTestsRan !== true) {{ fs.writeSync(2, "\\n{skipped_line()}\\n"); return; }}
+  let failed = false;
+  {check}
   if (!failed) {{ fs.writeSync(2, "\\n{disabled_line()}\\n"); return; }}
   fs.writeSync(3, fs.readFileSync(4));
 }})();
 """
+
+
+NODE_PROOF = node_proof("try { assert.deepEqual(1, 2); } catch (e) { failed = true; }")
 _ERROR = re.compile(r"^(\w*(?:Error|Exception))(?: \[\w+\])?: ?(.*)$", re.MULTILINE)
 
 

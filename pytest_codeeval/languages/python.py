@@ -153,7 +153,7 @@ def _asserts(program: str, tests_at: int) -> tuple[list[tuple[ast.Assert, Span]]
     except (SyntaxError, ValueError):
         return [], place
     found = [(node, place(node.test)) for node in _surely_run(tree)
-             if isinstance(node, ast.Assert) and any(isinstance(inner, ast.Call) for inner in ast.walk(node.test))]
+             if isinstance(node, ast.Assert) and _calls(node.test)]
     return [(node, span) for node, span in found if span[0] >= tests_at], place
 
 
@@ -164,7 +164,7 @@ def _expected(asserts: list[tuple[ast.Assert, Span]], place: Callable[[ast.expr]
         test = node.test
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             continue
-        if not any(isinstance(inner, ast.Call) for inner in ast.walk(test.left)):
+        if not _calls(test.left):
             continue
         expected = test.comparators[0]
         try:

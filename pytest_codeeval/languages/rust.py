@@ -61,6 +61,7 @@ class Rust(Coerced, Language):
     list_open = "vec!["
     string_format = 'String::from("{}")'
     curried = False
+    tests_function: ClassVar[re.Pattern[str]] = _MAIN  # the function whose end the epilogue's call ends
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [[rustc(), source, "-o", "program"]]
@@ -69,9 +70,10 @@ class Rust(Coerced, Language):
         return ["./program"]
 
     def proof(self, program: str) -> Proven | None:
-        """At the end of the tests' `main` (a failed `assert_eq!` panics out of it), a call of the epilogue defined
-        after the program, where the tests' `assert_eq!` (a shadowing macro included) is the one in scope."""
-        proven = in_last_body(program, _MAIN, "    codeeval_proof();")
+        """At the end of the tests' function (`main`; a failed `assert_eq!` panics out of it), a call of the
+        epilogue defined after the program, where the tests' `assert_eq!` (a shadowing macro included) is the one
+        in scope."""
+        proven = in_last_body(program, self.tests_function, "    crate::codeeval_proof();")
         return append(proven.text, RUST_PROOF) if proven else None
 
     def runtime_error(self, result: ExecResult) -> str:

@@ -33,9 +33,9 @@ from pytest_codeeval.languages.decoy import (
 )
 from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
-from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript
-from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
-from pytest_codeeval.languages.rust import RUST_PROOF, Rust, rustc
+from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript, node_proof
+from pytest_codeeval.languages.proof import Proven, append, in_last_body
+from pytest_codeeval.languages.rust import Rust, rustc
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 GOPATH = "/usr/share/gocode"  # Debian's golang-*-dev packages install their sources here
@@ -47,19 +47,13 @@ JS_MODULES = SHARE / "humanevalpack-js" / "node_modules"
 # JavaScript's tests: `const testName = () => { console.assert(...) ... }`, called by the program's last line
 _JS_TESTS = re.compile(r"^const\s+(test\w*)\s*=\s*\(\s*\)\s*=>", re.MULTILINE)
 _JS_CALLED = re.compile(r"\n(test\w*)\(\)\s*;?\s*$")
-JS_PROOF = f"""
-var codeevalTestsRan;
-;(() => {{
-  const fs = require("fs");
-  if (codeevalTestsRan !== true) {{ fs.writeSync(2, "\\n{skipped_line()}\\n"); return; }}
-  let said = "";
-  const write = process.stderr.write;
-  process.stderr.write = function (chunk) {{ said += String(chunk); return true; }};
-  try {{ console.assert(1 === 2); }} finally {{ process.stderr.write = write; }}
-  if (!said.startsWith("Assertion failed")) {{ fs.writeSync(2, "\\n{disabled_line()}\\n"); return; }}
-  fs.writeSync(3, fs.readFileSync(4));
-}})();
-"""
+# `console.assert` reports a false condition on stderr (its write caught here, so that no failure is read)
+JS_PROOF = node_proof(
+    'let said = ""; const write = process.stderr.write;\n'
+    "  process.stderr.write = function (chunk) { said += String(chunk); return true; };\n"
+    "  try { console.assert(1 === 2); } finally { process.stderr.write = write; }\n"
+    '  failed = said.startsWith("Assertion failed");'
+)
 # Java's tests: every check an item of this list, which must hold no `false`
 _JAVA_CHECKS = re.compile(r"List<Boolean>\s+correct\s*=\s*Arrays\.asList\(")
 # the checks that compare an answer (the tests' `Solution s`) with an expected value
@@ -105,7 +99,8 @@ class PackJava(Java):
             return None
         places = items(program, checks.end() - 1, self.quotes)
         expected = [value for start, end in places if _plain(program[start:end])
-                    and (value := expected_in(program, start, end, _JAVA_FORMS)) and "s." in program[start : value[0]]]
+                    and (value := expected_in(program, start, end, _JAVA_FORMS, self.quotes))
+                    and "s." in program[start : value[0]]]
         if len(expected) == len(places):  # every check compares one answer: the same type throughout
             texts = [program[start:end] for start, end in expected]
             swapped = swap(program, expected, differing(texts, texts_differ))
@@ -210,14 +205,10 @@ class PackRust(Rust):
         return [[rustc(), "--edition", "2021", "--test", source, "-o", "program",
                  "-L", f"dependency={DEPS_DIR / 'target' / 'debug' / 'deps'}", *externs]]
 
+    tests_function = _RUST_TEST  # the epilogue ends the tests' `#[test]` function, which the harness runs
+
     def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["./program", "--test-threads=1"]
-
-    def proof(self, program: str) -> Proven | None:
-        """At the end of the tests' `#[test]` function (a failed assertion panics out of it; the harness then fails
-        the run), a call of the epilogue defined after the program."""
-        proven = in_last_body(program, _RUST_TEST, "        crate::codeeval_proof();")
-        return append(proven.text, RUST_PROOF) if proven else None
 
     def decoy_templates(self) -> tuple[str, ...]:
         return *super().decoy_templates(), f"assert!({LEFT} == {RIGHT});"
