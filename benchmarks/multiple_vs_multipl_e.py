@@ -105,7 +105,7 @@ def polled_run(argv: list[str], env: dict[str, str], limit: float = LIMIT) -> tu
     return proc.returncode is not None and code == 0, code, err.decode(errors="replace")
 
 
-def multipl_e_style(name: str, program: str) -> bool:
+def multipl_e_style(name: str, program: str, tests_at: int) -> bool:
     env = {**os.environ, "CLASSPATH": JAVATUPLES, "MONO_TRACE_LISTENER": "Console.Error"}
     with tempfile.TemporaryDirectory() as workdir:
         src = Path(workdir) / f"program{SUFFIX.get(name, '.' + get_language(name).file_ext)}"
@@ -120,25 +120,27 @@ def multipl_e_style(name: str, program: str) -> bool:
     return True
 
 
-def codeeval_style(name: str, program: str) -> bool:
-    return get_language(name).run(program, Limits(cpu_seconds=LIMIT), get_executor("strict")).status == "passed"
+def codeeval_style(name: str, program: str, tests_at: int) -> bool:
+    limits = Limits(cpu_seconds=LIMIT)
+    return get_language(name).run(program, limits, get_executor("strict"), tests_at=tests_at).status == "passed"
 
 
-def programs_for(name: str, repeat: int) -> list[str]:
+def programs_for(name: str, repeat: int) -> list[tuple[str, int]]:
+    """The programs, each with where its tests begin (the completion's end), as the plugin runs them."""
     first = next(original for original in originals("humaneval") if original.number == 0)
     prompt, tests = translate_original(type(get_language(name))(), first)
     marker = COMMENT.get(name, "// {}")
     out = []
     for copy in range(repeat):
         for kind in ("ok", "fail", "nocomp"):
-            program = prompt + COMPLETIONS[name][kind] + "\n" + tests
-            out.append(f"{program}\n{marker.format(f'sample {copy}-{kind}')}\n")
+            solution = prompt + COMPLETIONS[name][kind]
+            out.append((f"{solution}\n{tests}\n{marker.format(f'sample {copy}-{kind}')}\n", len(solution)))
     return out
 
 
-def timed(tool, name: str, programs: list[str]) -> tuple[float, list[bool]]:
+def timed(tool, name: str, programs: list[tuple[str, int]]) -> tuple[float, list[bool]]:
     started = time.perf_counter()
-    verdicts = [tool(name, p) for p in programs]
+    verdicts = [tool(name, program, tests_at) for program, tests_at in programs]
     return time.perf_counter() - started, verdicts
 
 
@@ -155,7 +157,7 @@ def main() -> None:
             print(f"{name:5} skipped: {language.unavailable()}")
             continue
         programs = programs_for(name, args.repeat)
-        codeeval_style(name, programs[0])  # warm-up, untimed: the sandbox's zygote, C++'s precompiled header
+        codeeval_style(name, *programs[0])  # warm-up, untimed: the sandbox's zygote, C++'s precompiled header
         times: dict[str, list[float]] = {"multipl-e": [], "codeeval": []}
         verdicts: dict[str, list[bool]] = {}
         tools = [("multipl-e", multipl_e_style), ("codeeval", codeeval_style)]

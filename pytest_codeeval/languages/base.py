@@ -12,6 +12,7 @@ ends the program at its wall-clock bound, counted from that mark: no process of 
 from __future__ import annotations
 
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -41,6 +42,11 @@ UNPROVEN = "ok (exit status only: the tests' completion is not proven for this p
 COMPILER_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto")
 NON_HEAP_BYTES = 256 * 1024**2
 JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap, code cache and class space
+# the environment variable whose value chooses, in a program built once for both runs, between the two values of the
+# statement its decoy changed (`Language.chooser`)
+CHOICE = "CODEEVAL_RUN"
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')  # a string, a character
 _JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 
@@ -139,6 +145,13 @@ class Language(Translator, Runner):
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     negation: ClassVar[str] = "!({})"  # a condition negated, for a decoy of `condition_templates`
+    # One build for both runs, where the build is most of a sample's time: the decoy's change made an expression
+    # (`{when}` if the environment's CHOICE is `{key}`, else `{otherwise}`; `chooser_header` first in the program),
+    # and the build's outputs that the run needs (`artifacts`) run twice (`run_built_once`)
+    chooser: ClassVar[str] = ""
+    chooser_header: ClassVar[str] = ""
+    artifacts: ClassVar[tuple[str, ...]] = ()
+    predeclared: ClassVar[frozenset[str]] = frozenset()  # names known everywhere (a value naming them can move)
 
     # -- runner: what to run -----------------------------------------------------------------------------------
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
@@ -171,8 +184,9 @@ class Language(Translator, Runner):
             return limits
         return replace(limits, address_space_bytes=max(limits.address_space(), self.address_space_bytes))
 
-    def script(self, source: str, limits: Limits, program: str = "") -> str:
-        lines = ["set -u"] + [f"export {key}={shlex.quote(value)}" for key, value in self.env.items()]
+    def script(self, source: str, limits: Limits, program: str = "", run: bool = True) -> str:
+        """The build's commands and the program's (only the build's, without `run`)."""
+        lines = self.exports()
         build = self.build_commands(source, program)
         cpu = max(1, int(limits.cpu_seconds + 0.999))
         if build and cpu > self.build_cpu_seconds:  # the request's CPU limit is the program's: lowered for the build
@@ -182,11 +196,16 @@ class Language(Translator, Runner):
                 f"{shlex.join(command)} >.build.log 2>&1 || "
                 f"{{ s=$?; cat .build.log >&2; echo '{MARK}build-failed' $s >&2; exit {BUILD_FAILED}; }}"
             )
+        if not run:
+            return "\n".join(lines) + "\n"
         if build:  # the program's own CPU limit, apart from the compiler's; then the zygote's run-phase deadline
             lines.append(f"ulimit -S -t {cpu}; ulimit -H -t {cpu + 1}")
             lines.append(f"echo '{RUN_MARK.decode().strip()}' >&2")
         lines.append(f"exec {shlex.join(self.run_command(source, limits))}")
         return "\n".join(lines) + "\n"
+
+    def exports(self) -> list[str]:
+        return ["set -u"] + [f"export {key}={shlex.quote(value)}" for key, value in self.env.items()]
 
     def run(
         self, program: str, limits: Limits, executor: Executor, data: str | None = None, tests_at: int = 0
@@ -194,18 +213,60 @@ class Language(Translator, Runner):
         """Run `program` and judge it (`data`, the task's judge data, is read by judges only). A pass is run once
         more as a decoy (languages/decoy.py), one expected value after `tests_at` changed, and stands only if the
         decoy does not pass."""
+        decoy = self.decoy(program, tests_at) if self.chooser else None
+        if decoy is not None and _in_scope(decoy, self.predeclared):
+            return self.run_built_once(program, decoy, limits, executor, tests_at)
+        return self.run_apart(program, limits, executor, tests_at)
+
+    def run_apart(self, program: str, limits: Limits, executor: Executor, tests_at: int) -> Outcome:
+        """The program, then (after a pass) its decoy, each built and run on its own."""
         outcome = self.execute(self.request(program, limits), executor, limits)
         if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
             return outcome
-        rerun = self.execute(self.request(decoy.text, limits), executor, limits)
-        if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
-            return rerun
-        if rerun.status == "passed":
-            outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
-        return outcome
+        return _decoyed(outcome, self.execute(self.request(decoy.text, limits), executor, limits), decoy)
 
-    def request(self, program: str, limits: Limits) -> ExecRequest:
-        """The sandbox request that builds and runs `program`: its source, its epilogue's files, the script."""
+    def run_built_once(
+        self, program: str, decoy: Decoy, limits: Limits, executor: Executor, tests_at: int
+    ) -> Outcome:
+        """The real run and the decoy run of one build: the program holds both values of the changed statement, and
+        the environment's CHOICE picks one. Both runs have the same files, the same binary and a value of the same
+        kind (the key, or another random one), and which of the two values the key picks is drawn too, so the
+        program cannot tell which run is the real one (docs/security.md)."""
+        key, other = secrets.token_hex(16), secrets.token_hex(16)
+        on_key = secrets.randbits(1) == 1  # whether the key picks the decoy's value
+
+        def choice(old: str, placed: str) -> str:
+            when, otherwise = (placed, old) if on_key else (old, placed)
+            return self.chooser.format(key=key, when=when, otherwise=otherwise)
+
+        text = self.chooser_header + decoy.choosing(program, choice)
+        build = self.attempt(self.request(text, limits, run=False), executor)
+        if not build.kept:
+            if build.exit_code == 0 and not build.signal and not build.machinery_error:  # outputs too large to carry
+                return self.run_apart(program, limits, executor, tests_at)
+            return self.outcome_of(build, limits, proof=False)  # the build failed: its compile error
+        outcome = self.execute(self.built_request(text, build.kept, other if on_key else key, limits), executor, limits)
+        outcome.duration += build.wall_seconds
+        if outcome.status != "passed":
+            return outcome
+        rerun = self.built_request(text, build.kept, key if on_key else other, limits)
+        return _decoyed(outcome, self.execute(rerun, executor, limits), decoy)
+
+    def built_request(
+        self, program: str, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits
+    ) -> ExecRequest:
+        """The request that runs the build's outputs `built` of `program`, CHOICE set to `choice`."""
+        source = self.source_name(program)
+        limits = self.limits(limits)
+        lines = [*self.exports(), f"export {CHOICE}={choice}", f"chmod u+x {shlex.join(name for name, _ in built)}",
+                 f"exec {shlex.join(self.run_command(source, limits))}"]
+        script = (".run.sh", "\n".join(lines).encode() + b"\n")
+        return ExecRequest(argv=("/bin/sh", ".run.sh"), filename=source, files=(*built, script), limits=limits,
+                           proof=self.proof(program) is not None)
+
+    def request(self, program: str, limits: Limits, run: bool = True) -> ExecRequest:
+        """The sandbox request that builds and runs `program`: its source, its epilogue's files, the script. Without
+        `run`, it only builds, and keeps the build's `artifacts`."""
         source = self.source_name(program)
         proven = self.proof(program)  # the program with its epilogue (languages/proof.py), when it can have one
         if proven is not None:
@@ -214,7 +275,7 @@ class Language(Translator, Runner):
         files = (
             (source, program.encode("utf-8", "surrogatepass")),
             *((name, text.encode()) for name, text in (proven.files if proven else ())),
-            (".run.sh", self.script(source, limits, program).encode()),
+            (".run.sh", self.script(source, limits, program, run).encode()),
         )
         run_wall = None
         if self.build_commands(source):  # two phases: the request's limits bound the build's
@@ -223,7 +284,7 @@ class Language(Translator, Runner):
                              wall_seconds=BUILD_WALL_FACTOR * self.build_cpu_seconds)
         return ExecRequest(
             argv=("/bin/sh", ".run.sh"), filename=source, files=files, limits=limits,
-            run_wall_seconds=run_wall, proof=proven is not None,
+            run_wall_seconds=run_wall, proof=proven is not None and run, keep=() if run else self.artifacts,
         )
 
     def proof(self, program: str) -> Proven | None:
@@ -247,9 +308,16 @@ class Language(Translator, Runner):
     # -- runner: what happened ---------------------------------------------------------------------------------
     def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
         """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
+        return self.outcome_of(self.attempt(request, executor), limits, proof=request.proof or request.argv is None)
+
+    def attempt(self, request: ExecRequest, executor: Executor) -> ExecResult:
         result = executor.run(request)
         if result.machinery_error:  # the executor broke, not the model: one retry on a fresh executor
             result = executor.run(request)
+        return result
+
+    def outcome_of(self, result: ExecResult, limits: Limits, proof: bool) -> Outcome:
+        """The verdict on a run's `result` (`proof`: whether the program had an epilogue)."""
         output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
         if result.machinery_error:
             return Outcome("error", f"sandbox: {result.machinery_error}", tail(output), result.wall_seconds)
@@ -259,7 +327,7 @@ class Language(Translator, Runner):
         status, detail = self.verdict(result, limits)
         if status == "timeout" and detail == "timed out":
             detail = f"timed out ({_limits(limits)})"
-        if status == "passed" and request.argv and not request.proof:
+        if status == "passed" and not proof:
             detail = UNPROVEN
         return self.judge(result, Outcome(status, detail, tail(output), result.wall_seconds))
 
@@ -322,6 +390,24 @@ class Language(Translator, Runner):
             return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
+
+
+def _in_scope(decoy: Decoy, predeclared: frozenset[str]) -> bool:
+    """Whether every name of the decoy's value is known wherever it may stand: a `predeclared` one, or a name of the
+    value it replaces. The one build holds both values, and a variable of the tests' own would fail the real run's
+    build where it is out of scope (HumanEvalPack's Go/151 expects `odd_sum`, declared after six other checks; Go/53's
+    loop expects `int(x+y)`). Where it is not, the two are built apart."""
+    known = set(_NAME.findall(_STRING.sub("", decoy.old))) | predeclared
+    return set(_NAME.findall(_STRING.sub("", decoy.placed))) <= known
+
+
+def _decoyed(outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:
+    """A pass (`outcome`) after its decoy's run: it stands unless the decoy passed too."""
+    if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
+        return rerun
+    if rerun.status == "passed":
+        outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
+    return outcome
 
 
 def heap_flags(limits: Limits) -> list[str]:

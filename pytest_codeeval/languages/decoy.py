@@ -35,13 +35,20 @@ Change = tuple[Span, str, bool]  # a place, its new text, whether that negates a
 @dataclass(frozen=True)
 class Decoy:
     """The program with one expected value changed: statement `statement` (counted from 1 among those found)
-    expects `new` instead of `old` (the texts as in the program)."""
+    expects `new` instead of `old` (the texts as in the program): `placed` took the place `span` of `old`."""
 
     text: str
     statement: int
     old: str
     new: str
+    span: Span
+    placed: str
     negated: bool = False  # a flip: the condition `old` became `new`, its negation
+
+    def choosing(self, program: str, choice: Callable[[str, str], str]) -> str:
+        """`program` with `old` replaced by `choice(old, placed)`: an expression that picks one at run time."""
+        start, end = self.span
+        return program[:start] + choice(self.old, self.placed) + program[end:]
 
     @property
     def change(self) -> str:
@@ -210,7 +217,8 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
     j = rng.choice(differ[i])
     (start, end), (other_start, other_end) = places[i], places[j]
     new = program[other_start:other_end]
-    return Decoy(program[:start] + wrap.format(new) + program[end:], i + 1, program[start:end], new)
+    placed = wrap.format(new)
+    return Decoy(program[:start] + placed + program[end:], i + 1, program[start:end], new, (start, end), placed)
 
 
 def flip(program: str, places: Sequence[Span], negation: str = "!({})") -> Decoy | None:
@@ -227,7 +235,7 @@ def rewrite(program: str, changes: Sequence[Change]) -> Decoy | None:
         return None
     i = random.Random(secrets.randbits(64)).randrange(len(changes))
     (start, end), new, negated = changes[i]
-    return Decoy(program[:start] + new + program[end:], i + 1, program[start:end], new, negated)
+    return Decoy(program[:start] + new + program[end:], i + 1, program[start:end], new, (start, end), new, negated)
 
 
 def items(text: str, opening: int, quotes: str) -> list[Span]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.base import CHOICE, Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -53,6 +53,19 @@ class Haskell(Coerced, Language):
     booleans, negative_format, none_literal = ("False", "True"), "(-{})", "Nothing"
     nothing = "Nothing"
     some = "Just ({})"
+
+    # the decoy's run shares the real run's build (GHC's compile and link: nearly all of a sample's time). The
+    # imports go on the program's first line, before its own, so that GHC's line numbers stay the program's
+    chooser_header = (
+        "import qualified System.Environment as CodeevalEnvironment; "
+        "import qualified System.IO.Unsafe as CodeevalUnsafe; "
+    )
+    chooser = (
+        f'(if CodeevalUnsafe.unsafePerformIO (CodeevalEnvironment.lookupEnv "{CHOICE}") == Just "{{key}}" '
+        "then {when} else {otherwise})"
+    )
+    artifacts = ("program",)
+    predeclared = frozenset(["Just", "Nothing", "True", "False", "Left", "Right", "LT", "EQ", "GT"])
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         # linked against GHC's shared libraries: the same program, without statically linking the runtime and base

@@ -260,7 +260,7 @@ class Python(Language):
     stop = ("\ndef", "\n#", "\nif", "\nclass")
     package = "python3"
 
-    def request(self, program: str, limits: Limits) -> ExecRequest:
+    def request(self, program: str, limits: Limits, run: bool = True) -> ExecRequest:
         return ExecRequest(python_source=program, filename="program.py", limits=limits)
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:

@@ -55,7 +55,8 @@ class ExecRequest:
     `binds` are host files or directories (absolute, links resolved) that this sample alone sees at their own
     paths, read-only (sandbox/binds.py: what may be bound). `proof`: an `argv` program that proves its own
     completion (languages/proof.py): it keeps descriptors 3 and 4, and `completed` is True only if it wrote the
-    token it read from 4 to 3.
+    token it read from 4 to 3. `keep`: files of the scratch directory to bring back in `ExecResult.kept` once the
+    program ended (a build's outputs, which later requests carry in `files`).
     """
 
     python_source: str | None = None
@@ -69,6 +70,7 @@ class ExecRequest:
     # neither remove this deadline nor wait on it.
     run_wall_seconds: float | None = None
     proof: bool = False
+    keep: tuple[str, ...] = ()
 
 
 @dataclass
@@ -89,6 +91,7 @@ class ExecResult:
     abandoned: int = 0  # processes of the sample the kernel would not kill (its zygote was retired with them)
     build_timed_out: bool = False  # a two-phase program reached the wall bound of its build (no RUN_MARK yet)
     out_of_memory: bool = False  # the control group's OOM killer ended a process of the sample
+    kept: tuple[tuple[str, bytes], ...] = ()  # the request's `keep`, all of them or none (missing, not a file, too large)
 
 
 class Executor(Protocol):

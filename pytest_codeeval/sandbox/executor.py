@@ -92,7 +92,7 @@ class ZygoteExecutor:
             "filename": request.filename, "limits": limits,
             "files": [[name, bytes(data)] for name, data in request.files], "binds": list(request.binds),
             "proof": request.proof,
-            "run_wall_seconds": request.run_wall_seconds,
+            "run_wall_seconds": request.run_wall_seconds, "keep": list(request.keep),
         }
         try:
             proc = self._start()
@@ -108,7 +108,7 @@ class ZygoteExecutor:
             return ExecResult(None, None, False, "", "", machinery_error=reply["machinery_error"])
         if reply.get("abandoned"):
             self._retire()
-        return ExecResult(**reply)
+        return ExecResult(**{**reply, "kept": tuple((name, data) for name, data in reply.get("kept", ()))})
 
     def _retire(self) -> None:
         """Let go of a zygote that left a process the kernel would not kill: it cannot end while that process

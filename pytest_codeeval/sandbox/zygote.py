@@ -36,6 +36,7 @@ DONE_SIZE = 1 + TOKEN_SIZE  # what the completion pipe holds at the end: b"R" (r
 # How long the zygote waits for a killed process to go. A process the kernel cannot kill (stuck in an
 # uninterruptible wait: a FUSE request whose server is gone) is abandoned after that, with its zygote.
 REAP_SECONDS = 5.0
+KEEP_BYTES = 256 * 1024**2  # what a request's `keep` may bring back: a build's outputs (a Go test binary: 2 MiB)
 # Layers that can be left out, named as the layer report names them: `benchmarks/sandbox_layers.py` measures each
 # one's cost against a zygote without it. Given by the executor (`ZygoteExecutor(level, without=...)`).
 OPTIONAL_LAYERS = ("control group", "minimal /dev", "keyrings emptied", "no user namespaces")
@@ -176,7 +177,31 @@ class Zygote:
             self._write(msg["filename"], msg["python_source"].encode("utf-8", "surrogatepass"))
         if self.namespaced:  # basic: no namespace, the host's files are the sample's as they are
             self.binds.mount(msg.get("binds") or [])
-        return self._fork_and_watch(msg, msg["limits"], scratch)
+        reply = self._fork_and_watch(msg, msg["limits"], scratch)
+        if msg.get("keep") and not reply["timed_out"]:
+            reply["kept"] = self._kept(msg["keep"])
+        return reply
+
+    def _kept(self, names: list[str]) -> list[list[Any]]:
+        """The files `names` of the scratch directory, read once every process of the sample is gone: regular files
+        only (no link followed), up to KEEP_BYTES in all; none at all if one is missing or too large."""
+        kept: list[list[Any]] = []
+        left = KEEP_BYTES
+        for name in names:
+            try:
+                fd = os.open(os.path.join(self.scratch, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # type: ignore[arg-type]
+            except OSError:
+                return []
+            try:
+                found = os.fstat(fd)
+                if not stat.S_ISREG(found.st_mode) or found.st_size > left:
+                    return []
+                data = _read_all(fd, found.st_size)
+            finally:
+                os.close(fd)
+            kept.append([name, data])
+            left -= len(data)
+        return kept
 
     def _write(self, name: str, data: bytes) -> None:
         path = os.path.join(self.scratch, name)  # type: ignore[arg-type]
@@ -363,6 +388,14 @@ def _remove_tree(path: str) -> None:
 def _token() -> bytes:
     """A sample's completion token: TOKEN_SIZE characters of hex, which no program can guess."""
     return os.urandom(TOKEN_SIZE // 2).hex().encode()
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, min(size, 1 << 20))):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _read(fd: int, size: int) -> bytes:

@@ -460,6 +460,104 @@ def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
         assert decoy is None if name != "py" else decoy is not None and decoy.new == "([0, 2, 3, 5, 9])"
 
 
+class _Recording:
+    """An executor that keeps the requests it ran."""
+
+    def __init__(self) -> None:
+        self.executor, self.requests = get_executor("strict"), []
+
+    def run(self, request: ExecRequest) -> object:
+        self.requests.append(request)
+        return self.executor.run(request)
+
+
+BUILT_ONCE = ["go", "hs"]  # the languages whose decoy runs the real run's build (Language.chooser)
+
+
+@pytest.mark.parametrize("on_key", [0, 1], ids=["key-picks-the-real-value", "key-picks-the-decoy-s-value"])
+@pytest.mark.parametrize("name", BUILT_ONCE)
+def test_the_decoy_s_run_shares_the_real_run_s_build(name: str, on_key: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One build holds both values of the changed statement; the real run and the decoy's are the same binary, files
+    and script but for CHOICE's value (the key or another random one), and which value the key picks is drawn:
+    nothing tells the program which run is the real one, and a correct program passes either way."""
+    import re
+    import secrets
+
+    from pytest_codeeval.languages.base import CHOICE
+
+    language = language_or_skip(name)
+    monkeypatch.setattr(secrets, "randbits", lambda bits: on_key)
+    recording = _Recording()
+    completion = COMPLETIONS[name]["ok"]
+    outcome = language.run(_program(name, completion), Limits(cpu_seconds=5), recording,
+                           tests_at=len(_row(name)["prompt"] + completion))
+    assert outcome.status == "passed", (outcome.detail, outcome.output[-2000:])
+    build, real, decoy = recording.requests
+    assert build.keep == language.artifacts and not build.proof and real.proof and decoy.proof
+    runs = [dict(request.files) for request in (real, decoy)]
+    assert set(runs[0]) == set(runs[1]) == {*language.artifacts, ".run.sh"}
+    assert all(runs[0][name] == runs[1][name] for name in language.artifacts)
+    scripts = [run[".run.sh"].decode() for run in runs]
+    values = [re.search(rf"export {CHOICE}=(\w+)", script).group(1) for script in scripts]  # type: ignore[union-attr]
+    assert values[0] != values[1] and scripts[0].replace(values[0], "V") == scripts[1].replace(values[1], "V")
+    source = dict(build.files)[language.source_name("")].decode()
+    assert [value in source for value in values] == ([False, True] if on_key else [True, False])
+
+
+# Tests that do not hold, made so in the tests themselves (no completion of these languages can: Go compares
+# through fmt, Haskell's Eq of the signature's types is Prelude's), to see the shared build's decoy catch them
+NEUTERED = {
+    "go": lambda program: program.replace('if fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {',
+                                          "if false {"),
+    "hs": lambda program: "import Prelude hiding ((==))\n" + program.replace(
+        "\nmain :: IO ()", "\ninfix 4 ==\n(==) :: a -> a -> Bool\n(==) _ _ = True\n\nmain :: IO ()"),
+}
+
+
+@pytest.mark.parametrize("name", BUILT_ONCE)
+def test_tests_that_do_not_hold_fail_when_the_decoy_shares_the_build(name: str) -> None:
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip(name)
+    completion = COMPLETIONS[name]["fail"]
+    program = NEUTERED[name](_program(name, completion))
+    at = program.index(completion) + len(completion)
+    assert language.execute(language.request(program, Limits(cpu_seconds=5)), get_executor("strict"),
+                            Limits(cpu_seconds=5)).status == "passed"
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
+
+
+def test_a_value_naming_a_variable_of_the_tests_is_built_apart() -> None:
+    """HumanEvalPack's Go/151 expects `odd_sum`, a variable its tests declare after six other checks, and Go/53's
+    loop expects `int(x+y)`: such a value in another check's place would fail the one build's compile (the real
+    run's verdict), so its decoy is built apart. A value may name the language's predeclared names and what the value
+    it replaces names; names in strings and characters, and fields after a dot, are no names."""
+    from pytest_codeeval.languages.base import _in_scope
+    from pytest_codeeval.languages.decoy import Decoy
+    from pytest_codeeval.languages.go import Go
+
+    def movable(placed: str, old: str = "0") -> bool:
+        return _in_scope(Decoy("", 1, old, placed, (0, 0), placed), Go.predeclared)
+
+    assert not movable("odd_sum") and not movable("int(x+y)") and not movable("strconv.Itoa(i)")
+    assert movable("3") and movable('"odd_sum"') and movable("'o'") and movable("[]string{}") and movable("nil")
+    assert movable("!(same(a, F(b)))", old="same(a, F(b))") and movable("x.odd_sum + x", old="x")
+
+
+@pytest.mark.parametrize("name", BUILT_ONCE)
+def test_a_failed_build_or_run_costs_no_more_requests_than_before(name: str) -> None:
+    """A compile error is the one build's verdict; a failing program is built once and run once."""
+    language = language_or_skip(name)
+    for kind, requests, detail in (("nocomp", 1, "compile error: "), ("fail", 2, "")):
+        recording = _Recording()
+        completion = COMPLETIONS[name][kind]
+        outcome = language.run(_program(name, completion), Limits(cpu_seconds=5), recording,
+                               tests_at=len(_row(name)["prompt"] + completion))
+        assert outcome.status == "failed" and outcome.detail.startswith(detail), outcome.detail
+        assert len(recording.requests) == requests
+
+
 def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
     lines = list(diff)  # type: ignore[call-overload]
     return [line[2:] for line in lines if line.startswith("- ")], [line[2:] for line in lines if line.startswith("+ ")]

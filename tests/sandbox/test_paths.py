@@ -260,3 +260,26 @@ def test_the_zygote_refuses_what_it_should_never_bind(bound: Path, path: str) ->
     result = run("print('ran')", (str(bound / "up") if path == "link" else path,))
     assert not result.completed and result.machinery_error and "ran" not in result.stdout
     assert run(LIST_TMP).stdout == plain
+
+
+def test_a_request_keeps_the_files_it_names_for_the_next_request() -> None:
+    """`keep` brings back files the program left in its scratch directory once it ended (a build's outputs, which
+    the decoy's run carries instead of building again): all of them, or none if one is missing or not a regular
+    file (a link to a host file is never followed)."""
+    script = "printf 'binary\\0bytes' > out.bin; echo made > out.txt; ln -s /etc/passwd link\n"
+    limits = Limits(cpu_seconds=5)
+
+    def kept(*names: str) -> tuple[tuple[str, bytes], ...]:
+        request = ExecRequest(argv=("/bin/sh", "s.sh"), filename="s.sh", files=(("s.sh", script.encode()),),
+                              limits=limits, keep=names)
+        result = get_executor("strict").run(request)
+        assert result.exit_code == 0, result.stderr
+        return result.kept
+
+    assert kept("out.bin", "out.txt") == (("out.bin", b"binary\0bytes"), ("out.txt", b"made\n"))
+    assert kept("out.bin", "missing") == ()
+    assert kept("link") == () and kept("out.txt", "link") == ()
+    assert kept() == ()
+    carried = ExecRequest(argv=("/bin/sh", "r.sh"), filename="r.sh", limits=limits,
+                          files=(("out.bin", b"binary\0bytes"), ("r.sh", b"od -c out.bin | head -1\n")))
+    assert "b   i   n   a   r   y  \\0" in get_executor("strict").run(carried).stdout
