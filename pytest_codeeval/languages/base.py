@@ -45,8 +45,6 @@ JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap,
 # the environment variable whose value chooses, in a program built once for both runs, between the two values of the
 # statement its decoy changed (`Language.chooser`)
 CHOICE = "CODEEVAL_RUN"
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')  # a string, a character
 _JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 
@@ -214,7 +212,7 @@ class Language(Translator, Runner):
         more as a decoy (languages/decoy.py), one expected value after `tests_at` changed, and stands only if the
         decoy does not pass."""
         decoy = self.decoy(program, tests_at) if self.chooser else None
-        if decoy is not None and _in_scope(decoy, self.predeclared):
+        if decoy is not None and decoy.movable(self.predeclared):
             return self.run_built_once(program, decoy, limits, executor, tests_at)
         return self.run_apart(program, limits, executor, tests_at)
 
@@ -240,29 +238,31 @@ class Language(Translator, Runner):
             return self.chooser.format(key=key, when=when, otherwise=otherwise)
 
         text = self.chooser_header + decoy.choosing(program, choice)
+        source, proven = self.source_name(text), self.proof(text) is not None
         build = self.attempt(self.request(text, limits, run=False), executor)
         if not build.kept:
             if build.exit_code == 0 and not build.signal and not build.machinery_error:  # outputs too large to carry
                 return self.run_apart(program, limits, executor, tests_at)
             return self.outcome_of(build, limits, proof=False)  # the build failed: its compile error
-        outcome = self.execute(self.built_request(text, build.kept, other if on_key else key, limits), executor, limits)
+        real = self.built_request(source, proven, build.kept, other if on_key else key, limits)
+        outcome = self.execute(real, executor, limits)
         outcome.duration += build.wall_seconds
         if outcome.status != "passed":
             return outcome
-        rerun = self.built_request(text, build.kept, key if on_key else other, limits)
+        rerun = self.built_request(source, proven, build.kept, key if on_key else other, limits)
         return _decoyed(outcome, self.execute(rerun, executor, limits), decoy)
 
     def built_request(
-        self, program: str, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits
+        self, source: str, proof: bool, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits
     ) -> ExecRequest:
-        """The request that runs the build's outputs `built` of `program`, CHOICE set to `choice`."""
-        source = self.source_name(program)
+        """The request that runs the build's outputs `built` (of `source`, with an epilogue if `proof`), CHOICE set
+        to `choice`."""
         limits = self.limits(limits)
         lines = [*self.exports(), f"export {CHOICE}={choice}", f"chmod u+x {shlex.join(name for name, _ in built)}",
                  f"exec {shlex.join(self.run_command(source, limits))}"]
         script = (".run.sh", "\n".join(lines).encode() + b"\n")
         return ExecRequest(argv=("/bin/sh", ".run.sh"), filename=source, files=(*built, script), limits=limits,
-                           proof=self.proof(program) is not None)
+                           proof=proof)
 
     def request(self, program: str, limits: Limits, run: bool = True) -> ExecRequest:
         """The sandbox request that builds and runs `program`: its source, its epilogue's files, the script. Without
@@ -390,15 +390,6 @@ class Language(Translator, Runner):
             return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
-
-
-def _in_scope(decoy: Decoy, predeclared: frozenset[str]) -> bool:
-    """Whether every name of the decoy's value is known wherever it may stand: a `predeclared` one, or a name of the
-    value it replaces. The one build holds both values, and a variable of the tests' own would fail the real run's
-    build where it is out of scope (HumanEvalPack's Go/151 expects `odd_sum`, declared after six other checks; Go/53's
-    loop expects `int(x+y)`). Where it is not, the two are built apart."""
-    known = set(_NAME.findall(_STRING.sub("", decoy.old))) | predeclared
-    return set(_NAME.findall(_STRING.sub("", decoy.placed))) <= known
 
 
 def _decoyed(outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:

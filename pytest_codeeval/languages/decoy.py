@@ -24,6 +24,8 @@ LEFT, RIGHT = "\x01codeeval-left\x01", "\x02codeeval-right\x02"  # the sentinels
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _CLOSE = 1e-2  # numbers this close (relative, at least 1 absolute) may be equal to a tolerant helper: never swapped
 _OPEN, _CLOSING = "([{", ")]}"
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # a name, not a field after a dot
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')  # a string, a character
 _OPERATOR = "=!<>"
 # scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
 _LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
@@ -49,6 +51,14 @@ class Decoy:
         """`program` with `old` replaced by `choice(old, placed)`: an expression that picks one at run time."""
         start, end = self.span
         return program[:start] + choice(self.old, self.placed) + program[end:]
+
+    def movable(self, predeclared: frozenset[str]) -> bool:
+        """Whether every name of `placed` is known wherever it may stand: a `predeclared` one, or a name of `old`.
+        One build holds both values (`Language.chooser`), and a variable of the tests' own would fail the real
+        run's build where it is out of scope (HumanEvalPack's Go/151 expects `odd_sum`, declared after six other
+        checks; Go/53's loop expects `int(x+y)`). Where it is not, the two are built apart."""
+        known = set(_NAME.findall(_STRING.sub("", self.old))) | predeclared
+        return set(_NAME.findall(_STRING.sub("", self.placed))) <= known
 
     @property
     def change(self) -> str:

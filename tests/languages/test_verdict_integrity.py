@@ -533,12 +533,11 @@ def test_a_value_naming_a_variable_of_the_tests_is_built_apart() -> None:
     loop expects `int(x+y)`: such a value in another check's place would fail the one build's compile (the real
     run's verdict), so its decoy is built apart. A value may name the language's predeclared names and what the value
     it replaces names; names in strings and characters, and fields after a dot, are no names."""
-    from pytest_codeeval.languages.base import _in_scope
     from pytest_codeeval.languages.decoy import Decoy
     from pytest_codeeval.languages.go import Go
 
     def movable(placed: str, old: str = "0") -> bool:
-        return _in_scope(Decoy("", 1, old, placed, (0, 0), placed), Go.predeclared)
+        return Decoy("", 1, old, placed, (0, 0), placed).movable(Go.predeclared)
 
     assert not movable("odd_sum") and not movable("int(x+y)") and not movable("strconv.Itoa(i)")
     assert movable("3") and movable('"odd_sum"') and movable("'o'") and movable("[]string{}") and movable("nil")
