@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.decoy import LEFT, RIGHT
-from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
+from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -22,9 +22,13 @@ _THROWN = re.compile(r"^([\w.]+)@(\S+?\(\d+\)): (.*)$", re.MULTILINE)
 
 
 _MAIN = re.compile(r"\bvoid\s+main\s*\(\s*\)")
-# In the tests' `void main(){}`, which runs after every unittest passed: `assert` (whose failure handler a program
-# may replace) must throw on a false condition
-D_RUN_MAIN = 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];'
+_UNITTEST = re.compile(r"^unittest\b", re.MULTILINE)
+# At the end of the tests' `unittest` block: a unit tester the program hooked (`Runtime.extendedModuleUnitTester`)
+# that runs no unittest, or catches the first failed assert, never sets it
+D_RAN = "    codeevalRan = true;"
+# In the tests' `void main(){}`, which runs after every unittest passed: the tests' block must have run to its end,
+# and `assert` (whose failure handler a program may replace) must throw on a false condition
+D_RUN_MAIN = 'extern(C) __gshared string[] rt_options = ["testmode=run-main"];\n__gshared bool codeevalRan;'
 D_PROOF = f"""    {{
         import core.exception : AssertError;
         import core.stdc.stdio : fputs, stderr;
@@ -33,7 +37,8 @@ D_PROOF = f"""    {{
         int codeevalOne = "1".to!int;
         bool codeevalFailed = false;
         try {{ assert(codeevalOne == 2); }} catch (AssertError) {{ codeevalFailed = true; }}
-        if (!codeevalFailed) {{ fputs("\\n{disabled_line()}\\n", stderr); }}
+        if (!codeevalRan) {{ fputs("\\n{skipped_line()}\\n", stderr); }}
+        else if (!codeevalFailed) {{ fputs("\\n{disabled_line()}\\n", stderr); }}
         else {{
             ubyte[64] codeevalToken;
             auto codeevalRead = read(4, codeevalToken.ptr, codeevalToken.length);
@@ -78,8 +83,9 @@ class D(TypedLanguage, Language):
 
     def proof(self, program: str) -> Proven | None:
         """In the tests' `void main(){}`, the program's last function, which the runtime then runs after the
-        unittests (by default a unittest build runs only them)."""
-        proven = in_last_body(program, _MAIN, D_PROOF)
+        unittests (by default a unittest build runs only them); a mark at the end of the tests' `unittest` block."""
+        ran = in_last_body(program, _UNITTEST, D_RAN, last=False)
+        proven = in_last_body(ran.text, _MAIN, D_PROOF) if ran else None
         return append(proven.text, D_RUN_MAIN) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------

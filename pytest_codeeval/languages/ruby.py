@@ -16,15 +16,16 @@ _EXCEPTION = re.compile(r"^.*?: (.*) \((\w+(?:::\w+)*)\)$", re.MULTILINE)
 
 _TEST_CASE = re.compile(r"^class\s+(\w+)\s*<\s*Test::Unit::TestCase\b", re.MULTILINE)
 # Test::Unit runs its tests at exit, after anything appended: the epilogue runs the tests' class itself (every test
-# of it, and at least one), then a false assert_equal in a subclass of it (where the program may have redefined the
-# assertions) through the same runner, silenced, which must count it failed
+# of it, at least one, none omitted or pending), then a false assert_equal in a subclass of it (where the program may
+# have redefined the assertions) through the same runner, silenced, which must count it failed
 RUBY_PROOF = f"""
 Test::Unit::AutoRunner.need_auto_run = false
 require "test/unit/ui/console/testrunner"
 codeeval_suite = TESTS.suite
 codeeval_result = Test::Unit::UI::Console::TestRunner.run(codeeval_suite)
 exit(1) unless codeeval_result.passed?
-if codeeval_result.run_count != codeeval_suite.size || codeeval_result.run_count == 0
+if codeeval_result.run_count != codeeval_suite.size || codeeval_result.run_count == 0 ||
+   codeeval_result.omission_count + codeeval_result.pending_count > 0
   $stderr.puts("", "{skipped_line()}")
   exit(0)
 end

@@ -100,6 +100,20 @@ ATTACKS = [
     ("scala", "assert-shadowed", "        false\n    }\n    def assert(b: Boolean): Unit = ()\n    def f() = {\n",
      "disabled"),
     ("ml", "equality-redefined", " false\nlet (=) _ _ = true\n", "disabled"),
+    # the test runner hooked or told to skip: no unittest runs, or the first failure is caught, then main (where the
+    # epilogue proves); the tests' one test omitted or pending (neither is a failure)
+    ("d", "extendedModuleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.extendedModuleUnitTester = () => UnitTestResult(1, 1, true, false);\n}\n", "not run"),
+    ("d", "moduleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
+     "    Runtime.moduleUnitTester = () => true;\n}\n", "not run"),
+    ("d", "unittests-run-and-failures-caught", "{\n    return false;\n}\nshared static this() {\n"
+     "    import core.runtime;\n    Runtime.extendedModuleUnitTester = () {\n        foreach (m; ModuleInfo) {\n"
+     "            if (m is null || m.unitTest is null) continue;\n            try { m.unitTest()(); } catch (Throwable) {}\n"
+     "        }\n        return UnitTestResult(1, 1, true, false);\n    };\n}\n", "not run"),
+    ("rb", "test-omitted-in-setup", '  false\nend\nrequire "test/unit"\nclass TestHumanEval < Test::Unit::TestCase\n'
+     '  def setup\n    omit if method_name.start_with?("test_has_close")\n  end\nend\n', "not run"),
+    ("rb", "test-pending-in-setup", '  false\nend\nrequire "test/unit"\nclass TestHumanEval < Test::Unit::TestCase\n'
+     '  def setup\n    pend\n  end\nend\n', "not run"),
     ("elixir", "ExUnit-excluded", "    false\n  end\nend\nExUnit.start()\nExUnit.configure(exclude: [:test])\n",
      "not run"),
     ("elixir", "ExUnit.Assertions-replaced", "    false\n  end\nend\nCode.compiler_options(ignore_module_conflict: true)\n"
@@ -241,14 +255,6 @@ DECOY_ATTACKS = [
     # -- the tests' assertion path shadowed, the epilogue's left alone
     ("cs", "nested-Debug-class", "        return true;\n    }\n    public static class Debug { public static void "
      "Assert(bool c) {} }\n    static void F() {\n"),
-    # -- the test runner hooked or told to skip: no unittest runs, then main (where the epilogue proves); the
-    # tests' one test omitted (an omission is no failure)
-    ("d", "extendedModuleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
-     "    Runtime.extendedModuleUnitTester = () => UnitTestResult(1, 1, true, false);\n}\n"),
-    ("d", "moduleUnitTester", "{\n    return true;\n}\nshared static this() {\n    import core.runtime;\n"
-     "    Runtime.moduleUnitTester = () => true;\n}\n"),
-    ("rb", "test-omitted-in-setup", '  true\nend\nrequire "test/unit"\nclass TestHumanEval < Test::Unit::TestCase\n'
-     '  def setup\n    omit if method_name.start_with?("test_has_close")\n  end\nend\n'),
     # -- faked equality: the candidate returns an object equal to everything
     ("py", "int-subclass-always-equal", "    class T(int):\n        def __eq__(self, other):\n            return True\n"
      "        __hash__ = int.__hash__\n    return T(1)\n"),
