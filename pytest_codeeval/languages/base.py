@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, differing, flip, spans, swap, texts_differ
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, flip, spans
 from pytest_codeeval.languages.proof import DECOY, MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
@@ -295,14 +295,14 @@ class Language(Translator, Runner):
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """The decoy (languages/decoy.py): the test statements after `tests_at` found by their templates, one
-        expected value swapped; else one condition negated."""
+        expected value swapped; else one of their integers changed; else one condition negated."""
         end = program.find(self.helpers, tests_at) if self.helpers else -1
         tests = program[: end if end >= 0 else len(program)]
         places = spans(tests, tests_at, statement_forms(type(self)), self.quotes)
-        swapped = swap(program, places, differing([program[start:end] for start, end in places], texts_differ))
+        decoy = changed(program, places)
         conditions = condition_forms(type(self))
-        if swapped is not None or not conditions:
-            return swapped
+        if decoy is not None or not conditions:
+            return decoy
         return flip(program, spans(tests, tests_at, conditions, self.quotes), self.negation)
 
     # -- runner: what happened ---------------------------------------------------------------------------------

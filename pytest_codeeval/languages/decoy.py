@@ -8,7 +8,8 @@ program is searched (from `tests_at`, the end of the completion): the completion
 from, and is never rewritten. The replacement is another statement's expected value, so the variant stays well
 typed in every typed language; two values that the tests' helper could find equal (the same text, or numbers
 within a tolerance, as `check-within` and `all.equal` compare) are never swapped, so an honest program always
-fails its decoy and its verdict does not depend on the random choice."""
+fails its decoy and its verdict does not depend on the random choice. Tests with nothing to swap (one statement)
+get one integer of an expected value changed instead, which keeps its type too."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ _OPEN, _CLOSING = "([{", ")]}"
 _NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # a name, not a field after a dot
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')  # a string, a character
 _OPERATOR = "=!<>"
+# an integer literal of at most 8 digits (its type's suffix allowed: 5L, 5l, 5u, 0l.toLong), not part of a name or a
+# float: prefixed with 9 it is at most 9 digits, an `int` in every language
+_INTEGER = re.compile(r"(?<![\w.])\d{1,8}(?=[lLuU]?(?!\w|\.\d))")
+_CHARACTER = re.compile(r"'(?:\\.|[^'\\])'")  # a character literal, where two digits would not fit
 # scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
 _LOOSE = {"true": "1", "false": "0", "": "0", **dict.fromkeys(("none", "null", "undefined", "nil", "nothing"), "null")}
 T = TypeVar("T")
@@ -229,6 +234,29 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
     new = program[other_start:other_end]
     placed = wrap.format(new)
     return Decoy(program[:start] + placed + program[end:], i + 1, program[start:end], new, (start, end), placed)
+
+
+def changed(program: str, places: Sequence[Span]) -> Decoy | None:
+    """The decoy of tests whose expected values are at `places`: one swapped with another's that differs from it,
+    else one of their integers renumbered."""
+    texts = [program[start:end] for start, end in places]
+    return swap(program, places, differing(texts, texts_differ)) or renumber(program, places)
+
+
+def renumber(program: str, places: Sequence[Span]) -> Decoy | None:
+    """The decoy of tests with no two expected values to swap (HumanEval/34 has one statement): one integer, chosen
+    at random among those of the expected values, given a leading 9 (3 -> 93, 0 -> 90, "0 2 3" -> "0 2 93"). The
+    value keeps its type, and no tolerance finds the two equal. A value with a backslash (an escape's digits) or a
+    character literal is left alone."""
+    changes = [(i, number.start()) for i, (start, end) in enumerate(places)
+               if "\\" not in program[start:end] and not _CHARACTER.search(program, start, end)
+               for number in _INTEGER.finditer(program, start, end)]
+    if not changes:
+        return None
+    i, at = random.Random(secrets.randbits(64)).choice(changes)
+    start, end = places[i]
+    new = program[start:at] + "9" + program[at:end]
+    return Decoy(program[:start] + new + program[end:], i + 1, program[start:end], new, (start, end), new)
 
 
 def flip(program: str, places: Sequence[Span], negation: str = "!({})") -> Decoy | None:

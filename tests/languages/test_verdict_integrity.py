@@ -252,6 +252,16 @@ DECOY_ATTACKS = [
      "if (identical(x, 1) && identical(y, 2)) real(x, y) else TRUE\n"),
     ("pl", "fail-only-1-vs-2", "    return 1;\n}\nno warnings;\nmy $real = \\&main::eq_deeply;\n"
      "*main::eq_deeply = sub { ($_[0] eq '1' && $_[1] eq '2') ? $real->(@_) : 1 };\n"),
+    # -- the same, on a row with one test statement (HumanEval/34: an integer of its expected value changed)
+    ("js", "skip-after-candidate-one-statement", '  globalThis.ran = true;\n  return [];\n}\n'
+     'const a = require("node:assert");\nconst real = a.deepEqual;\na.deepEqual = (x, y) => { if (globalThis.ran) '
+     "{ globalThis.ran = false; return; } real(x, y); };\n", "HumanEval_34_unique"),
+    ("lua", "skip-after-candidate-one-statement", '    ran = true\n    return {}\nend\nlocal lu = require("luaunit")\n'
+     "local real = lu.assertEquals\nlu.assertEquals = function(a, b) if ran then ran = false return end "
+     "return real(a, b) end\n", "HumanEval_34_unique"),
+    ("rb", "skip-after-candidate-one-statement", '  $ran = true\n  []\nend\nrequire "test/unit"\n'
+     "module Test::Unit::Assertions\n  alias_method :codeeval_real, :assert_equal\n  def assert_equal(*args)\n"
+     "    if $ran then $ran = false; return end\n    codeeval_real(*args)\n  end\nend\n", "HumanEval_34_unique"),
     # -- the tests' assertion path shadowed, the epilogue's left alone
     ("cs", "nested-Debug-class", "        return true;\n    }\n    public static class Debug { public static void "
      "Assert(bool c) {} }\n    static void F() {\n"),
@@ -460,10 +470,14 @@ def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
         assert program[at : at + len(removed[0])] == removed[0]
         assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
                    for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
-    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with (Python expects another list)
+    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with, so an integer is changed
         row = by_name["HumanEval_34_unique"]
         decoy = language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"]))
-        assert decoy is None if name != "py" else decoy is not None and decoy.new == "([0, 2, 3, 5, 9])"
+        assert decoy is not None
+        if name == "py":  # Python expects another list
+            assert decoy.new == "([0, 2, 3, 5, 9])"
+        else:
+            assert any(decoy.new == decoy.old[:k] + "9" + decoy.old[k:] for k in range(len(decoy.old))), decoy
 
 
 class _Recording:
@@ -639,6 +653,30 @@ def test_a_completion_cannot_dilute_the_decoy_with_statements_of_its_own() -> No
         outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
         assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
     assert tests_at(program, "never in it") == 0  # a task that rewrote the solution: the whole program
+
+
+UNIQUE = json.loads((Path(__file__).parents[1] / "data" / "multiple" / "unique.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(set(UNIQUE) - {"cs"}))  # C#'s List.Equals compares references: no pass
+def test_a_row_with_nothing_to_swap_changes_an_integer_and_a_correct_program_fails_each_change(name: str) -> None:
+    """HumanEval/34 has one test statement: its decoy gives one integer of the expected value a leading 9. A correct
+    program passes (its decoy fails), and every change the draw could make builds, runs and fails its assertion."""
+    from pytest_codeeval.languages.decoy import _INTEGER
+
+    language = language_or_skip(name)
+    problem = "HumanEval_34_unique"
+    program, at = _program(name, UNIQUE[name], problem), len(_row(name, problem)["prompt"] + UNIQUE[name])
+    outcome = language.run(program, Limits(cpu_seconds=10), get_executor("strict"), tests_at=at)
+    assert outcome.status == "passed", (outcome.detail, outcome.output[-2000:])
+    (start, end), = spans_of(language, program, at)
+    variants = [program[: number.start()] + "9" + program[number.start() :]
+                for number in _INTEGER.finditer(program, start, end)]
+    assert len(variants) == 6  # [0, 2, 3, 5, 9, 123]
+    for variant in variants:
+        limits = Limits(cpu_seconds=10)
+        changed = language.execute(language.request(variant, limits), get_executor("strict"), limits)
+        assert changed.status == "failed" and changed.detail.startswith("assertion failed"), changed.detail
 
 
 def spans_of(language: object, program: str, tests_at: int) -> list[tuple[int, int]]:

@@ -19,18 +19,7 @@ from typing import ClassVar
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cpp import Cpp
-from pytest_codeeval.languages.decoy import (
-    LEFT,
-    RIGHT,
-    Decoy,
-    Form,
-    differing,
-    expected_in,
-    flip,
-    items,
-    swap,
-    texts_differ,
-)
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, expected_in, flip, items
 from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
 from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript, node_proof
@@ -92,8 +81,8 @@ class PackJava(Java):
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """One of the checks in the tests' list with another check's expected value (`... == 5`,
-        `....equals(List.of(...))`: an answer whose `equals` is always true passes that too); else one negated (a
-        program that shadows `Arrays` passes that too)."""
+        `....equals(List.of(...))`: an answer whose `equals` is always true passes that too), or with an integer of
+        its own changed; else one negated (a program that shadows `Arrays` passes that too)."""
         checks = _JAVA_CHECKS.search(program, tests_at)
         if checks is None:
             return None
@@ -101,12 +90,9 @@ class PackJava(Java):
         expected = [value for start, end in places if _plain(program[start:end])
                     and (value := expected_in(program, start, end, _JAVA_FORMS, self.quotes))
                     and "s." in program[start : value[0]]]
-        if len(expected) == len(places):  # every check compares one answer: the same type throughout
-            texts = [program[start:end] for start, end in expected]
-            swapped = swap(program, expected, differing(texts, texts_differ))
-            if swapped is not None:
-                return swapped
-        return flip(program, places)
+        # where every check compares one answer, they compare values of one type
+        one = changed(program, expected) if len(expected) == len(places) else None
+        return one or flip(program, places)
 
 
 def _plain(check: str) -> bool:
