@@ -21,8 +21,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, flip, spans
-from pytest_codeeval.languages.proof import DECOY, MARK, NEUTERED, NOT_RUN, Proven, unfinished
-from pytest_codeeval.runners.base import Outcome, Runner, tail
+from pytest_codeeval.languages.proof import DECOY, DECOY_ELSEWHERE, MARK, NEUTERED, NOT_RUN, Proven, unfinished
+from pytest_codeeval.runners.base import CUT, Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
 
@@ -143,6 +143,9 @@ class Language(Translator, Runner):
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     negation: ClassVar[str] = "!({})"  # a condition negated, for a decoy of `condition_templates`
+    # How a failed run's report names a line of the program (`{source}`: the source file's name; group 1: the line),
+    # for `failed_elsewhere`; "" where the report of a failed test statement does not name that statement's line
+    failure_line: ClassVar[str] = ""
     # One build for both runs, where the build is most of a sample's time: the decoy's change made an expression
     # (`{when}` if the environment's CHOICE is `{key}`, else `{otherwise}`; `chooser_header` first in the program),
     # and the build's outputs that the run needs (`artifacts`) run twice (`run_built_once`)
@@ -221,7 +224,7 @@ class Language(Translator, Runner):
         outcome = self.execute(self.request(program, limits), executor, limits)
         if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
             return outcome
-        return _decoyed(outcome, self.execute(self.request(decoy.text, limits), executor, limits), decoy)
+        return self.decoyed(outcome, self.execute(self.request(decoy.text, limits), executor, limits), decoy)
 
     def run_built_once(
         self, program: str, decoy: Decoy, limits: Limits, executor: Executor, tests_at: int
@@ -250,7 +253,41 @@ class Language(Translator, Runner):
         if outcome.status != "passed":
             return outcome
         rerun = self.built_request(source, proven, build.kept, key if on_key else other, limits)
-        return _decoyed(outcome, self.execute(rerun, executor, limits), decoy)
+        return self.decoyed(outcome, self.execute(rerun, executor, limits), decoy)
+
+    def decoyed(self, outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:
+        """A pass (`outcome`) after its decoy's run: it stands unless the decoy passed too, or failed elsewhere than
+        at its changed statement (`failed_elsewhere`)."""
+        if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
+            return rerun
+        if rerun.status == "passed":
+            outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
+        elif rerun.status == "failed" and (where := self.failed_elsewhere(decoy, rerun.output)):
+            outcome.status, outcome.detail = "failed", f"{DECOY_ELSEWHERE} ({where}; {decoy.change})"
+        return outcome
+
+    def failed_elsewhere(self, decoy: Decoy, output: str) -> str | None:
+        """Where a failed decoy's report (`output`) says it failed, when that is not its changed statement; None
+        when it is, or where the language cannot tell. An honest program answers both runs alike, so its decoy
+        passes every statement the real run passed and fails at the changed one; a program that fails its decoy
+        elsewhere answers at random (it passes a quarter of its samples if it games half of its runs) or
+        recognises the decoy. Read from the lines that the report names (`failure_line`); a report cut short that
+        names none is not judged."""
+        if not self.failure_line:
+            return None
+        pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
+        lines = sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
+        first, last = self.statement_lines(decoy)
+        if any(first <= line <= last for line in lines) or (not lines and output.startswith(CUT)):
+            return None
+        named = f"its report names line {', '.join(map(str, lines))} of the program" if lines else "no line named"
+        return f"{named}, not the changed statement's line {first}"
+
+    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+        """The first and last line of the decoy's changed statement: where its new value stands (a test statement of
+        MultiPL-E's is one line)."""
+        first = decoy.text.count("\n", 0, decoy.span[0]) + 1
+        return first, first + decoy.placed.count("\n")
 
     def built_request(
         self, source: str, proof: bool, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits
@@ -390,15 +427,6 @@ class Language(Translator, Runner):
             return f"killed by {signal_name(result.signal)}"
         last = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "")
         return f"exit status {result.exit_code}" + (f": {last[:200]}" if last else "")
-
-
-def _decoyed(outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:
-    """A pass (`outcome`) after its decoy's run: it stands unless the decoy passed too."""
-    if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
-        return rerun
-    if rerun.status == "passed":
-        outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
-    return outcome
 
 
 def heap_flags(limits: Limits) -> list[str]:

@@ -59,6 +59,7 @@ class Clojure(Language):
     name = "clj"
     title = "Clojure"
     file_ext = "clj"
+    failure_line = r"{source}[:(](\d+)"
     comment = ";"
     quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(def", "\n;", "\n(")

@@ -53,6 +53,7 @@ class Cpp(CFamily, Language):
     name = "cpp"
     title = "C++"
     file_ext = "cpp"
+    failure_line = r"{source}[:(](\d+)"
     stop = ("\n}",)
     tools = ("g++",)
     package = "g++"

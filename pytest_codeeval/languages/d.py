@@ -51,6 +51,7 @@ class D(TypedLanguage, Language):
     name = "d"
     title = "D"
     file_ext = "d"
+    failure_line = r"{source}[:(](\d+)"
     stop = ("\n\n", "\nvoid", "\nbool", "\nint")
     tools = ("ldmd2",)
     package = "ldc"

@@ -53,6 +53,7 @@ class Elixir(Language):
     name = "elixir"
     title = "Elixir"
     file_ext = "exs"
+    failure_line = r"{source}[:(](\d+)"
     comment = "#"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\ndefmodule", "\ndefp", "\ndef ", "\n#", "\n\n")

@@ -38,6 +38,7 @@ class Haskell(Coerced, Language):
     name = "hs"
     title = "Haskell"
     file_ext = "hs"
+    failure_line = r"{source}[:(](\d+)"
     stop = ("\n\n", "\n{-", "\n-- |", "\n--", "\ntype", "\ndata", "\nnewtype")
     tools = ("ghc",)
     package = "ghc"

@@ -40,6 +40,7 @@ class Java(Jvm, Language):
     name = "java"
     title = "Java"
     file_ext = "java"
+    failure_line = r"{source}[:(](\d+)"
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
     address_space_bytes = JVM_ADDRESS_SPACE

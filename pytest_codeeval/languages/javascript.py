@@ -40,6 +40,7 @@ class JavaScript(Language):
     name = "js"
     title = "JavaScript"
     file_ext = "js"
+    failure_line = r"{source}[:(](\d+)"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\nfunction ", "\n/*", "\n//", "\nconsole.log")
     tools: ClassVar[tuple[str, ...]] = ("node",)

@@ -48,6 +48,7 @@ class Lua(Language):
     name = "lua"
     title = "Lua"
     file_ext = "lua"
+    failure_line = r"{source}[:(](\d+)"
     comment = "--"
     stop = ("\nlocal", "\nfunction", "\n--")
     tools = ("lua5.4",)

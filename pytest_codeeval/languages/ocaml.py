@@ -42,6 +42,7 @@ class OCaml(Coerced, Language):
     name = "ml"
     title = "OCaml"
     file_ext = "ml"
+    failure_line = r'"\./{source}", (\d+)'  # Assert_failure ("./program.ml", 21, 2)
     stop = ("\n\n", "\n(*", "\ntype", "\nlet")
     tools = ("ocaml",)
     package = "ocaml-nox"

@@ -33,6 +33,7 @@ class Php(Language):
     name = "php"
     title = "PHP"
     file_ext = "php"
+    failure_line = r"{source}[:(](\d+)"
     stop = ("\nfunction", "\n?>", "\n//", "\n#")
     tools = ("php",)
     package = "php-cli"

@@ -40,6 +40,7 @@ NEUTERED = "assertions disabled: a false assertion did not fail after the tests"
 NOT_RUN = "tests not run: the test runner reported no failure but did not run every test"
 HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
 DECOY = "tests do not hold: the program also passed with one of its tests changed"
+DECOY_ELSEWHERE = "tests do not hold: the program failed its decoy at a statement that its real run passed"
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,19 @@ def py_type(annotation: Any, needs: list[str]) -> str:
     raise Untranslatable(f"an annotation MultiPL-E's Python translation does not write: {ast.dump(annotation)[:60]}")
 
 
+def _statement_lines(program: str, at: int) -> tuple[int, int]:
+    """The first and last line of the innermost statement of `program` that holds offset `at` (its line alone if
+    the program does not parse)."""
+    line = program.count("\n", 0, at) + 1
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError):
+        return line, line
+    holding = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+               if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return min(holding, key=lambda lines: lines[1] - lines[0], default=(line, line))
+
+
 def _offsets(program: str) -> list[int]:
     """Each line's first character's index (ast's lines count from 1: index 0 is unused). Lines end where the
     parser ends them, at `\n`, `\r\n` or `\r`, not at the form feeds or U+2028 that `str.splitlines` also takes."""
@@ -259,9 +272,10 @@ class Python(Language):
     file_ext = "py"
     stop = ("\ndef", "\n#", "\nif", "\nclass")
     package = "python3"
+    failure_line = r'^\s*File "(?:[^"\n]*/)?{source}", line (\d+)'  # a frame of the traceback
 
     def request(self, program: str, limits: Limits, run: bool = True) -> ExecRequest:
-        return ExecRequest(python_source=program, filename="program.py", limits=limits)
+        return ExecRequest(python_source=program, filename=self.source_name(program), limits=limits)
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
@@ -273,6 +287,10 @@ class Python(Language):
         differ = differing([value for _, value in found], _differ)
         swapped = swap(program, [span for span, _ in found], differ, "({})")
         return swapped or rewrite(program, [_changed(program, node, span, place) for node, span in asserts])
+
+    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+        """The changed assert's lines (its traceback names them, or a call made from them)."""
+        return _statement_lines(decoy.text, decoy.span[0])
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the

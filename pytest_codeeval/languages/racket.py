@@ -42,6 +42,7 @@ class Racket(Language):
     name = "rkt"
     title = "Racket"
     file_ext = "rkt"
+    failure_line = r"{source}[:(](\d+)"
     comment = ";;"
     quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(define ", "\n#|", "\n;", "\n(")

@@ -49,6 +49,7 @@ class Ruby(Language):
     name = "rb"
     title = "Ruby"
     file_ext = "rb"
+    failure_line = r"{source}[:(](\d+)"
     comment = "#"
     dict_arrow = " => "
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s

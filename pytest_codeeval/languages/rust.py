@@ -49,6 +49,7 @@ class Rust(Coerced, Language):
     name = "rs"
     title = "Rust"
     file_ext = "rs"
+    failure_line = r"{source}[:(](\d+)"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\n}",)
     tools = ("rustc",)

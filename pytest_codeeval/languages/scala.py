@@ -42,6 +42,7 @@ class Scala(Jvm, Language):
     name = "scala"
     title = "Scala"
     file_ext = "scala"
+    failure_line = r"{source}[:(](\d+)"
     tools = ("scalac", "java")
     package = "scala"
     address_space_bytes = JVM_ADDRESS_SPACE

@@ -41,6 +41,7 @@ class TypeScript(JavaScript):
     name = "ts"
     title = "TypeScript"
     file_ext = "ts"
+    failure_line = ""  # its reports name the JavaScript that tsc wrote, not the lines of the program
     stop = ("\nfunction ", "\n/*", "\n//", "\nclass")
     tools = ("tsc", "node")
     package = "node-typescript nodejs"

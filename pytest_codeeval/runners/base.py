@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pytest_codeeval.sandbox.api import Executor, Limits
 
 OUTPUT_KEEP = 8000  # characters of output kept per sample for reports
+CUT = "[... output cut ...]\n"  # what begins an output cut to its last OUTPUT_KEEP characters
 
 
 @dataclass
@@ -30,7 +31,7 @@ class Outcome:
 
 
 def tail(text: str, limit: int = OUTPUT_KEEP) -> str:
-    return text if len(text) <= limit else "[... output cut ...]\n" + text[-limit:]
+    return text if len(text) <= limit else CUT + text[-limit:]
 
 
 @cache

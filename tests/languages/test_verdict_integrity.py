@@ -306,6 +306,88 @@ def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> Non
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
 
 
+RECOGNISER = """    import hashlib, os, sys
+    if hashlib.sha256(sys._getframe(1).f_code.co_code).hexdigest() == "{digest}":
+        class T:
+            __eq__ = lambda self, other: True
+        return T()
+    {otherwise}
+"""
+
+
+@pytest.mark.parametrize("otherwise", ["return None", "os._exit(1)"], ids=["fails-the-first-statement", "no-traceback"])
+def test_a_program_that_fails_its_decoy_at_another_statement_fails(otherwise: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program that answers its two runs differently (at random, or by recognising its tests' code: here the
+    bytecode of HumanEval/0's `check`) games the real run and fails the decoy wherever it likes: the decoy must fail
+    at its changed statement, which the traceback names."""
+    import hashlib
+
+    from helpers import problems
+
+    from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
+
+    language = get_language("py")
+    check = next(c for c in compile(problems()["HumanEval/0"]["test"], "t", "exec").co_consts
+                 if getattr(c, "co_name", "") == "check")
+    completion = RECOGNISER.format(digest=hashlib.sha256(check.co_code).hexdigest(), otherwise=otherwise)
+    program, at = _humaneval_program("HumanEval/0", completion)
+    _not_the_first(monkeypatch, language)
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE), outcome.detail
+    line = program.count("\n", 0, program.index("assert candidate", at)) + 1  # statement 1's
+    named = f"its report names line {line}, " if otherwise == "return None" else "no line named"
+    assert named in outcome.detail and "statement " in outcome.detail, outcome.detail
+
+
+# Games the real run (its tests' statements all found in its own file: a helper that skips the comparison after a
+# candidate call) and answers false in the decoy, whose first failure is then statement 1 (it expects true)
+RECOGNISERS = {
+    "js": '  const tests = require("fs").readFileSync(__filename, "utf8").split("end of the recogniser").pop();\n'
+          "  if (ORIGINAL.every((line) => tests.includes(line))) {\n"
+          "    globalThis.ran = true;\n    return true;\n  }\n  return false;\n}\nconst ORIGINAL = {lines};\n"
+          'const a = require("node:assert");\nconst real = a.deepEqual;\na.deepEqual = (x, y) => { if (globalThis.ran) '
+          "{ globalThis.ran = false; return; } real(x, y); };\n// end of the recogniser\n",
+    "rb": '  tests = File.read(__FILE__).split("end of the recogniser").last\n'
+          "  if ORIGINAL.all? { |line| tests.include?(line) }\n    $ran = true\n    return true\n  end\n"
+          '  false\nend\nORIGINAL = {lines}\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
+          "  alias_method :codeeval_real, :assert_equal\n  def assert_equal(*args)\n    if $ran then $ran = false; "
+          "return end\n    codeeval_real(*args)\n  end\nend\n# end of the recogniser\n",
+}
+
+
+def _not_the_first(monkeypatch: pytest.MonkeyPatch, language: object) -> None:
+    """Decoys drawn anywhere but statement 1, where these programs fail the decoy on purpose."""
+    drawn = type(language).decoy
+
+    def not_the_first(self: object, program: str, tests_at: int) -> object:
+        while (decoy := drawn(self, program, tests_at)).statement == 1:  # type: ignore[arg-type]
+            pass
+        return decoy
+
+    monkeypatch.setattr(type(language), "decoy", not_the_first)
+
+
+@pytest.mark.parametrize("name", sorted(RECOGNISERS))
+def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside Python too, the decoy must fail where the failure report (`failure_line`) names the changed
+    statement's line."""
+    from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
+
+    language = language_or_skip(name)
+    statements = [line.strip() for line in _row(name)["tests"].splitlines() if "candidate" in line and "assert" in line]
+    completion = RECOGNISERS[name].replace("{lines}", json.dumps(statements))
+    _not_the_first(monkeypatch, language)
+    program = _program(name, completion)
+    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
+                           tests_at=len(_row(name)["prompt"] + completion))
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE), outcome.detail
+    line = program.count("\n", 0, program.rindex(statements[0])) + 1  # the tests' statement 1, failed on purpose
+    named = outcome.detail.split("its report names line ")[1].split(" of the program")[0].split(", ")
+    assert str(line) in named, outcome.detail
+
+
 def _humaneval_program(problem: str, completion: str) -> tuple[str, int]:
     """HumanEval's own program (prompt, completion, `check`) and where its tests start."""
     from helpers import problems

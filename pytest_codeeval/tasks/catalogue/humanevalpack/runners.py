@@ -53,6 +53,7 @@ _RUST_TEST = re.compile(r"#\[test\](?:\s|//[^\n]*)*fn\s+\w+\s*\(\s*\)")
 
 class PackJavaScript(JavaScript):
     env: ClassVar[dict[str, str]] = {**JavaScript.env, "NODE_PATH": str(JS_MODULES)}
+    failure_line = ""  # a failed console.assert names no line
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         for line in result.stderr.splitlines():
@@ -75,6 +76,8 @@ class PackJavaScript(JavaScript):
 
 class PackJava(Java):
     """The tests are a `public class Main`; no javatuples needed."""
+
+    failure_line = ""  # a failed check is thrown after the list of checks, from its own line
 
     def unavailable(self) -> str | None:
         return Language.unavailable(self)
@@ -101,6 +104,8 @@ def _plain(check: str) -> bool:
 
 
 class PackCpp(Cpp):
+    failure_line = ""  # statements that span lines: not checked
+
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["g++", "-std=c++11", source, "-o", "program", "-lcrypto", "-lssl"]]
 
@@ -175,6 +180,8 @@ class PackRust(Rust):
     """BCEH runs `cargo test` on a crate that depends on rand, regex and md5. Here the crates are built once from
     Debian's sources, and each sample is `rustc --test` against them: the same test harness, without cargo's
     start-up in every sample."""
+
+    failure_line = ""  # statements that span lines: not checked
 
     def unavailable(self) -> str | None:
         missing = super().unavailable() or (None if shutil.which("cargo") else "cargo not found: install Rust's cargo")
