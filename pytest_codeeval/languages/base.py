@@ -143,9 +143,14 @@ class Language(Translator, Runner):
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     negation: ClassVar[str] = "!({})"  # a condition negated, for a decoy of `condition_templates`
-    # How a failed run's report names a line of the program (`{source}`: the source file's name; group 1: the line),
-    # for `failed_elsewhere`; "" where the report of a failed test statement does not name that statement's line
+    # How a failed run's report names where it failed, for `failed_elsewhere`: `failure_line`, a pattern with
+    # `{source}` (the source file's name) whose group 1 is a line of the program, or `failure_row`, one whose group 1
+    # is the failed statement's index among the tests' statements, from 0 (Go's table rows); neither where the
+    # report does not name the failed statement. `failures_go_on` where a failed statement lets the tests go on
+    # (rackunit, clojure.test, Go's subtests): the report must then name the changed statement alone.
     failure_line: ClassVar[str] = ""
+    failure_row: ClassVar[str] = ""
+    failures_go_on: ClassVar[bool] = False
     # One build for both runs, where the build is most of a sample's time: the decoy's change made an expression
     # (`{when}` if the environment's CHOICE is `{key}`, else `{otherwise}`; `chooser_header` first in the program),
     # and the build's outputs that the run needs (`artifacts`) run twice (`run_built_once`)
@@ -271,17 +276,23 @@ class Language(Translator, Runner):
         when it is, or where the language cannot tell. An honest program answers both runs alike, so its decoy
         passes every statement the real run passed and fails at the changed one; a program that fails its decoy
         elsewhere answers at random (it passes a quarter of its samples if it games half of its runs) or
-        recognises the decoy. Read from the lines that the report names (`failure_line`); a report cut short that
-        names none is not judged."""
-        if not self.failure_line:
+        recognises the decoy. Read from what the report names (`failure_line`, `failure_row`); a report cut short
+        that names nothing is not judged."""
+        if self.failure_row:
+            what, changed = "statement", range(decoy.statement, decoy.statement + 1)
+            named = sorted({int(index) + 1 for index in re.findall(self.failure_row, output, re.MULTILINE)})
+        elif self.failure_line:
+            first, last = self.statement_lines(decoy)
+            what, changed = "line", range(first, last + 1)
+            pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
+            named = sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
+        else:
             return None
-        pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
-        lines = sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
-        first, last = self.statement_lines(decoy)
-        if any(first <= line <= last for line in lines) or (not lines and output.startswith(CUT)):
+        inside = [place for place in named if place in changed]
+        if (inside and (not self.failures_go_on or inside == named)) or (not named and output.startswith(CUT)):
             return None
-        named = f"its report names line {', '.join(map(str, lines))} of the program" if lines else "no line named"
-        return f"{named}, not the changed statement's line {first}"
+        shown = f"its report names {what} {', '.join(map(str, named))}" if named else f"its report names no {what}"
+        return f"{shown}, where the changed statement is {what} {changed[0]}"
 
     def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
         """The first and last line of the decoy's changed statement: where its new value stands (a test statement of

@@ -60,6 +60,7 @@ class Clojure(Language):
     title = "Clojure"
     file_ext = "clj"
     failure_line = r"{source}[:(](\d+)"
+    failures_go_on = True  # a failed `is` is counted and the tests go on
     comment = ";"
     quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(def", "\n;", "\n(")

@@ -118,6 +118,9 @@ class Go(TypedLanguage, Language):
     # time); the test binary reads CHOICE through the proof's file
     chooser = 'func() interface{{}} {{ if codeevalRun() == "{key}" {{ return {when} }}; return {otherwise} }}()'
     artifacts = ("program.test",)
+    # a failed table row is its subtest `test num % d` (the tests' statement by index); the other rows still run
+    failure_row = r"^\s*--- FAIL: \S+/test_num__(\d+) "
+    failures_go_on = True
     # Go's predeclared names and its type keywords: a value that names only these may stand in any check
     predeclared = frozenset(
         [

@@ -43,6 +43,7 @@ class Racket(Language):
     title = "Racket"
     file_ext = "rkt"
     failure_line = r"{source}[:(](\d+)"
+    failures_go_on = True  # a failed check is counted and the tests go on
     comment = ";;"
     quotes = '"'  # a single quote is a quotation, not a string
     stop = ("\n(define ", "\n#|", "\n;", "\n(")

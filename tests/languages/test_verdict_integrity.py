@@ -6,6 +6,7 @@ toolchain is missing here is skipped with the line that names the package to ins
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from helpers import language_or_skip, report, write_jsonl
 
 from pytest_codeeval.languages import get_language
+from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.translate import rows
 from pytest_codeeval.runners import MODULES
 from pytest_codeeval.sandbox import get_executor
@@ -336,7 +338,7 @@ def test_a_program_that_fails_its_decoy_at_another_statement_fails(otherwise: st
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=at)
     assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE), outcome.detail
     line = program.count("\n", 0, program.index("assert candidate", at)) + 1  # statement 1's
-    named = f"its report names line {line}, " if otherwise == "return None" else "no line named"
+    named = f"its report names line {line}, " if otherwise == "return None" else "its report names no line"
     assert named in outcome.detail and "statement " in outcome.detail, outcome.detail
 
 
@@ -356,16 +358,53 @@ RECOGNISERS = {
 }
 
 
-def _not_the_first(monkeypatch: pytest.MonkeyPatch, language: object) -> None:
-    """Decoys drawn anywhere but statement 1, where these programs fail the decoy on purpose."""
+def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[Decoy], bool]) -> None:
+    """Decoys drawn again until `keep` holds (a place where these programs fail on purpose is left out)."""
     drawn = type(language).decoy
 
-    def not_the_first(self: object, program: str, tests_at: int) -> object:
-        while (decoy := drawn(self, program, tests_at)).statement == 1:  # type: ignore[arg-type]
+    def redrawn(self: object, program: str, tests_at: int) -> Decoy:
+        while not keep(decoy := drawn(self, program, tests_at)):  # type: ignore[arg-type]
             pass
         return decoy
 
-    monkeypatch.setattr(type(language), "decoy", not_the_first)
+    monkeypatch.setattr(type(language), "decoy", redrawn)
+
+
+def _not_the_first(monkeypatch: pytest.MonkeyPatch, language: object) -> None:
+    """Decoys drawn anywhere but statement 1, where these programs fail the decoy on purpose."""
+    _redrawn(monkeypatch, language, lambda decoy: decoy.statement != 1)
+
+
+@pytest.mark.parametrize(("name", "report"), [
+    ("rkt", "FAILURE\nlocation:   program.rkt:{line}:4\n"),
+    ("clj", "FAIL in (test-humaneval) (program.clj:{line})\n"),
+    ("go", "    --- FAIL: TestHas_Close_Elements/test_num__{index} (0.00s)\n"),
+])
+def test_where_failed_statements_go_on_the_decoy_must_be_the_only_one_named(name: str, report: str) -> None:
+    """rackunit, clojure.test and Go's subtests report a failed statement and go on: an honest decoy's report names
+    the changed statement alone; one that also names others (a program answering wrongly in its decoy) fails, even
+    with the changed statement among them. Where a failed statement ends the tests (JavaScript), naming it is
+    enough: the program's own calls may be named beside it."""
+    language = get_language(name)
+    row = _row(name)
+    program = row["prompt"] + COMPLETIONS[name]["ok"] + "\n" + row["tests"]
+    places = spans_of(language, program, len(row["prompt"] + COMPLETIONS[name]["ok"]))
+    lines = [program.count("\n", 0, start) + 1 for start, _ in places]
+    decoy = Decoy(program, 3, "", "", places[2], program[places[2][0] : places[2][1]])
+
+    def output(*statements: int) -> str:
+        return "".join(report.format(line=lines[k - 1], index=k - 1) for k in statements)
+
+    assert language.failed_elsewhere(decoy, output(3)) is None
+    assert "where the changed statement is" in (language.failed_elsewhere(decoy, output(1, 3, 5)) or "")
+    assert "where the changed statement is" in (language.failed_elsewhere(decoy, output(1)) or "")
+    javascript = get_language("js")
+    js_row = _row("js")
+    js_program = js_row["prompt"] + COMPLETIONS["js"]["ok"] + "\n" + js_row["tests"]
+    js_places = spans_of(javascript, js_program, len(js_row["prompt"] + COMPLETIONS["js"]["ok"]))
+    js_line = js_program.count("\n", 0, js_places[2][0]) + 1
+    js_decoy = Decoy(js_program, 3, "", "", js_places[2], js_program[js_places[2][0] : js_places[2][1]])
+    assert javascript.failed_elsewhere(js_decoy, f"at test (program.js:{js_line}:10)\nat program.js:40:1\n") is None
 
 
 @pytest.mark.parametrize("name", sorted(RECOGNISERS))
@@ -384,7 +423,7 @@ def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails
                            tests_at=len(_row(name)["prompt"] + completion))
     assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE), outcome.detail
     line = program.count("\n", 0, program.rindex(statements[0])) + 1  # the tests' statement 1, failed on purpose
-    named = outcome.detail.split("its report names line ")[1].split(" of the program")[0].split(", ")
+    named = outcome.detail.split("its report names line ")[1].split(", where")[0].split(", ")
     assert str(line) in named, outcome.detail
 
 
@@ -635,7 +674,6 @@ def test_a_value_naming_a_variable_of_the_tests_is_built_apart() -> None:
     loop expects `int(x+y)`: such a value in another check's place would fail the one build's compile (the real
     run's verdict), so its decoy is built apart. A value may name the language's predeclared names and what the value
     it replaces names; names in strings and characters, and fields after a dot, are no names."""
-    from pytest_codeeval.languages.decoy import Decoy
     from pytest_codeeval.languages.go import Go
 
     def movable(placed: str, old: str = "0") -> bool:
