@@ -41,7 +41,6 @@ class TypeScript(JavaScript):
     name = "ts"
     title = "TypeScript"
     file_ext = "ts"
-    failure_line = ""  # its reports name the JavaScript that tsc wrote, not the lines of the program
     stop = ("\nfunction ", "\n/*", "\n//", "\nclass")
     tools = ("tsc", "node")
     package = "node-typescript nodejs"
@@ -49,11 +48,12 @@ class TypeScript(JavaScript):
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         # --skipLibCheck: the standard library's declaration files are not type-checked again for every sample (half
-        # of tsc's time); a sample is one .ts file, whose own declarations are still checked
-        return [["tsc", "--target", "esnext", "--skipLibCheck", source]]
+        # of tsc's time); a sample is one .ts file, whose own declarations are still checked. The source map lets
+        # Node's reports name the program's own lines (`failure_line`), not those of the JavaScript tsc wrote
+        return [["tsc", "--target", "esnext", "--skipLibCheck", "--sourceMap", source]]
 
     def run_command(self, source: str, limits: Limits) -> list[str]:
-        return ["node", "--max-old-space-size=1024", source[: -len(".ts")] + ".js"]
+        return ["node", "--enable-source-maps", "--max-old-space-size=1024", source[: -len(".ts")] + ".js"]
 
     def compile_error(self, log: str) -> str:
         return next((line.strip()[:300] for line in log.splitlines() if "error TS" in line), super().compile_error(log))
