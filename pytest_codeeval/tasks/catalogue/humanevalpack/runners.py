@@ -104,8 +104,6 @@ def _plain(check: str) -> bool:
 
 
 class PackCpp(Cpp):
-    failure_line = ""  # statements that span lines: not checked
-
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["g++", "-std=c++11", source, "-o", "program", "-lcrypto", "-lssl"]]
 
