@@ -45,6 +45,8 @@ JVM_ADDRESS_SPACE = 16 * 1024**3  # the JVM reserves address space for its heap,
 # the environment variable whose value chooses, in a program built once for both runs, between the two values of the
 # statement its decoy changed (`Language.chooser`)
 CHOICE = "CODEEVAL_RUN"
+# a `failure_line` for reports that write the source file's name, then the line: `program.js:22:`, `program.d(24)`
+NAMED_LINE = r"{source}[:(](\d+)"
 _JVM_EXCEPTION = re.compile(r'^Exception in thread "main" ([\w.$]+)(?::\s*(.*))?$', re.MULTILINE)
 
 

@@ -6,7 +6,7 @@ import os
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import JVM_ADDRESS_SPACE, Language, heap_flags
+from pytest_codeeval.languages.base import JVM_ADDRESS_SPACE, NAMED_LINE, Language, heap_flags
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -59,7 +59,7 @@ class Clojure(Language):
     name = "clj"
     title = "Clojure"
     file_ext = "clj"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     failures_go_on = True  # a failed `is` is counted and the tests go on
     comment = ";"
     quotes = '"'  # a single quote is a quotation, not a string

@@ -9,7 +9,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -53,7 +53,7 @@ class Cpp(CFamily, Language):
     name = "cpp"
     title = "C++"
     file_ext = "cpp"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     stop = ("\n}",)
     tools = ("g++",)
     package = "g++"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.languages.translate import Untranslatable
@@ -51,7 +51,7 @@ class D(TypedLanguage, Language):
     name = "d"
     title = "D"
     file_ext = "d"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     stop = ("\n\n", "\nvoid", "\nbool", "\nint")
     tools = ("ldmd2",)
     package = "ldc"

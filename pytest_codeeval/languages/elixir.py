@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.base import NAMED_LINE, Language, describe
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, skipped_line
 from pytest_codeeval.languages.ruby import Ruby
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -53,7 +53,7 @@ class Elixir(Language):
     name = "elixir"
     title = "Elixir"
     file_ext = "exs"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     comment = "#"
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\ndefmodule", "\ndefp", "\ndef ", "\n#", "\n\n")

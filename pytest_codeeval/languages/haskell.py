@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import CHOICE, Language, describe
+from pytest_codeeval.languages.base import CHOICE, NAMED_LINE, Language, describe
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -38,7 +38,7 @@ class Haskell(Coerced, Language):
     name = "hs"
     title = "Haskell"
     file_ext = "hs"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     stop = ("\n\n", "\n{-", "\n-- |", "\n--", "\ntype", "\ndata", "\nnewtype")
     tools = ("ghc",)
     package = "ghc"

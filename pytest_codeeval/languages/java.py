@@ -6,7 +6,14 @@ import os
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
+from pytest_codeeval.languages.base import (
+    COMPILER_JVM,
+    JVM_ADDRESS_SPACE,
+    NAMED_LINE,
+    Language,
+    heap_flags,
+    jvm_exception,
+)
 from pytest_codeeval.languages.cfamily import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
@@ -40,7 +47,7 @@ class Java(Jvm, Language):
     name = "java"
     title = "Java"
     file_ext = "java"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     tools = ("javac", "java")
     package = "default-jdk-headless libjavatuples-java"
     address_space_bytes = JVM_ADDRESS_SPACE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -40,7 +40,7 @@ class JavaScript(Language):
     name = "js"
     title = "JavaScript"
     file_ext = "js"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\nfunction ", "\n/*", "\n//", "\nconsole.log")
     tools: ClassVar[tuple[str, ...]] = ("node",)

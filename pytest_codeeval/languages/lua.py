@@ -6,7 +6,7 @@ import re
 import subprocess
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, line_comments
+from pytest_codeeval.languages.base import NAMED_LINE, Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, replace_tail, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -48,7 +48,7 @@ class Lua(Language):
     name = "lua"
     title = "Lua"
     file_ext = "lua"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     comment = "--"
     stop = ("\nlocal", "\nfunction", "\n--")
     tools = ("lua5.4",)

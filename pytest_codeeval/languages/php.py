@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.base import NAMED_LINE, Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -33,7 +33,7 @@ class Php(Language):
     name = "php"
     title = "PHP"
     file_ext = "php"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     stop = ("\nfunction", "\n?>", "\n//", "\n#")
     tools = ("php",)
     package = "php-cli"

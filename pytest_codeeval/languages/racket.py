@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import MARK, Language, line_comments
+from pytest_codeeval.languages.base import MARK, NAMED_LINE, Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -42,7 +42,7 @@ class Racket(Language):
     name = "rkt"
     title = "Racket"
     file_ext = "rkt"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     failures_go_on = True  # a failed check is counted and the tests go on
     comment = ";;"
     quotes = '"'  # a single quote is a quotation, not a string

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.base import NAMED_LINE, Language, describe
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -49,7 +49,7 @@ class Ruby(Language):
     name = "rb"
     title = "Ruby"
     file_ext = "rb"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     comment = "#"
     dict_arrow = " => "
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s

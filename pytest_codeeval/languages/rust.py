@@ -11,7 +11,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language, describe
+from pytest_codeeval.languages.base import NAMED_LINE, Language, describe
 from pytest_codeeval.languages.coerced import Coerced, generic, named
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
@@ -49,7 +49,7 @@ class Rust(Coerced, Language):
     name = "rs"
     title = "Rust"
     file_ext = "rs"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     timeout = 5.0  # MultiPL-E's evaluator gives this language 5 s
     stop = ("\n}",)
     tools = ("rustc",)

@@ -13,7 +13,14 @@ import shutil
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import COMPILER_JVM, JVM_ADDRESS_SPACE, Language, heap_flags, jvm_exception
+from pytest_codeeval.languages.base import (
+    COMPILER_JVM,
+    JVM_ADDRESS_SPACE,
+    NAMED_LINE,
+    Language,
+    heap_flags,
+    jvm_exception,
+)
 from pytest_codeeval.languages.cfamily import Jvm
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, in_last_body
 from pytest_codeeval.languages.translate import Untranslatable
@@ -42,7 +49,7 @@ class Scala(Jvm, Language):
     name = "scala"
     title = "Scala"
     file_ext = "scala"
-    failure_line = r"{source}[:(](\d+)"
+    failure_line = NAMED_LINE
     tools = ("scalac", "java")
     package = "scala"
     address_space_bytes = JVM_ADDRESS_SPACE
