@@ -6,7 +6,8 @@ nothing else isolates it. Here that approach is reproduced (the same commands pe
 this project's runner, which runs every program in the full sandbox (namespaces, read-only filesystem, limits)
 and builds with its own speed-ups (C++'s precompiled <bits/stdc++.h>, javac's JVM flags). Both judge the same
 programs one at a time: HumanEval/0 translated to the language, with a passing, a failing and a non-compiling
-completion, each made distinct by a comment so that no tool's cache answers for a program it has seen (looping
+completion, each made distinct by a comment, new for every tool and round, so that no tool's cache (Go's build cache
+is the user's own in MultiPL-E's approach) answers for a program it has seen (looping
 samples cost their time limit in any harness and are left out). The tools alternate for --rounds rounds;
 medians are compared, the ratio printed, and both tools' verdicts checked equal.
 
@@ -125,8 +126,9 @@ def codeeval_style(name: str, program: str, tests_at: int) -> bool:
     return get_language(name).run(program, limits, get_executor("strict"), tests_at=tests_at).status == "passed"
 
 
-def programs_for(name: str, repeat: int) -> list[tuple[str, int]]:
-    """The programs, each with where its tests begin (the completion's end), as the plugin runs them."""
+def programs_for(name: str, repeat: int, salt: str = "") -> list[tuple[str, int]]:
+    """The programs, each with where its tests begin (the completion's end), as the plugin runs them; `salt` makes
+    them new to every cache."""
     first = next(original for original in originals("humaneval") if original.number == 0)
     prompt, tests = translate_original(type(get_language(name))(), first)
     marker = COMMENT.get(name, "// {}")
@@ -134,7 +136,7 @@ def programs_for(name: str, repeat: int) -> list[tuple[str, int]]:
     for copy in range(repeat):
         for kind in ("ok", "fail", "nocomp"):
             solution = prompt + COMPLETIONS[name][kind]
-            out.append((f"{solution}\n{tests}\n{marker.format(f'sample {copy}-{kind}')}\n", len(solution)))
+            out.append((f"{solution}\n{tests}\n{marker.format(f'sample {copy}-{kind} {salt}')}\n", len(solution)))
     return out
 
 
@@ -163,7 +165,7 @@ def main() -> None:
         tools = [("multipl-e", multipl_e_style), ("codeeval", codeeval_style)]
         for round_number in range(args.rounds):
             for label, tool in tools if round_number % 2 == 0 else tools[::-1]:
-                seconds, verdicts[label] = timed(tool, name, programs)
+                seconds, verdicts[label] = timed(tool, name, programs_for(name, args.repeat, f"{label} {round_number}"))
                 times[label].append(seconds)
         theirs, ours = statistics.median(times["multipl-e"]), statistics.median(times["codeeval"])
         agree = "same" if verdicts["multipl-e"] == verdicts["codeeval"] else f"DIFFER {verdicts}"
