@@ -124,3 +124,31 @@ def test_every_decoy_of_the_canonical_javascript_solutions_fails() -> None:
             assert outcome.status == "failed", variant.text[at:]
             tried += 1
     assert tried >= 10
+
+
+@pytest.mark.parametrize(("language", "data"), [("go", "go.jsonl"), ("rust", "rust-1.jsonl")])
+def test_a_decoy_must_fail_at_its_changed_statement_in_testify_and_in_multi_line_asserts(language: str,
+                                                                                       data: str) -> None:
+    """testify names a failed check's line (`Error Trace: .../program_test.go:33`); a Rust panic names the line of
+    the macro its statement starts with, two lines above Rust/1's expected values. The canonical
+    solution passes with its decoy; a decoy whose report names another statement's line fails elsewhere."""
+    import json
+
+    from test_humanevalpack import DATA
+
+    runner = _runner(language)
+    doc = json.loads((DATA / data).read_text().splitlines()[0])
+    program, at = _program(language, doc, doc["canonical_solution"])
+    decoy = runner.decoy(program, at)
+    first, last = runner.statement_lines(decoy)
+    source = runner.source_name(decoy.text)
+    assert runner.failed_elsewhere(decoy, f"{source}:{first}:9: failed\n") is None
+    tests_line = program.count("\n", 0, at) + 1
+    others = [number for number, line in enumerate(decoy.text.splitlines(), 1)
+              if number > tests_line and not first <= number <= last and line.lstrip().startswith("assert")
+              and "assert.New" not in line]
+    assert others and all(runner.failed_elsewhere(decoy, f"{source}:{number}:9: failed\n") for number in others)
+    if language == "rust":
+        assert last - first == 2 and "assert_eq!(" in decoy.text.splitlines()[first - 1], (first, last)
+    outcome = runner.run(program, LIMITS, get_executor("strict"), tests_at=at)
+    assert outcome.status == "passed", (outcome.detail, outcome.output[-2000:])

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from pytest_codeeval.errors import CodeevalError
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.cpp import Cpp
 from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, expected_in, flip, items
 from pytest_codeeval.languages.go import Go
@@ -127,7 +127,9 @@ class PackGo(Go):
     """`go test` on a package main file, in GOPATH mode: testify from Debian's package, nothing downloaded."""
 
     env: ClassVar[dict[str, str]] = {**Go.env, "GOPATH": GOPATH, "GO111MODULE": "off", "GOFLAGS": ""}
-    failure_row = ""  # testify's checks are not MultiPL-E's table: not read
+    # testify's checks are not MultiPL-E's table; a failed one names its line (`Error Trace: .../program_test.go:33`)
+    failure_row = ""
+    failure_line = NAMED_LINE
     # testify and what it imports, compiled once into the shared cache rather than in every sample's
     warm_up: ClassVar[str] = (
         'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n\n'
@@ -180,7 +182,11 @@ class PackRust(Rust):
     Debian's sources, and each sample is `rustc --test` against them: the same test harness, without cargo's
     start-up in every sample."""
 
-    failure_line = ""  # statements that span lines: not checked
+    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+        """From the changed statement's `assert` on: a panic names the macro's line, and a statement may span
+        lines (117 of the 1,092)."""
+        statement = decoy.text.rfind("assert", 0, decoy.span[0])
+        return decoy.text.count("\n", 0, statement) + 1, super().statement_lines(decoy)[1]
 
     def unavailable(self) -> str | None:
         missing = super().unavailable() or (None if shutil.which("cargo") else "cargo not found: install Rust's cargo")
