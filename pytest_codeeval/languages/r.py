@@ -7,13 +7,20 @@ import re
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments
+from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
+from pytest_codeeval.runners.base import CUT
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # R's report: "Error in f(x) : message" or "Error: message", the message possibly on the next line
 _ERROR = re.compile(
     r"^Error(?: in .*?)?\s*:\s*(.*?)\n(?:Calls:|Execution halted|In addition:)", re.MULTILINE | re.DOTALL
 )
+# a failed `stopifnot` quotes its condition as R deparses it, cut with " ...." after about 60 characters
+_NOT_TRUE = re.compile(r"^Error(?: in .*?)?\s*:\s*(.*?)(?: \.\.\.\.)? is not TRUE$", re.MULTILINE | re.DOTALL)
+_STATEMENT = re.compile(r"^[ \t]*stopifnot\((.*)\)[ \t]*$", re.MULTILINE)
+_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+_UNQUOTED = str.maketrans("", "", "\"'`\\")
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?")
 
 
@@ -62,6 +69,19 @@ class R(Language):
         if message.startswith("unexpected "):
             return "syntax error: " + message[:200]
         return "exception: " + message[:200]
+
+    def failed_elsewhere(self, decoy: Decoy, output: str) -> str | None:
+        """`stopifnot` names no line, but quotes the condition that failed (deparsed, perhaps cut short): the
+        changed statement's condition must begin with it (languages/base.py's `failed_elsewhere`)."""
+        quoted = _NOT_TRUE.search(output)
+        named = [match for match in _STATEMENT.finditer(decoy.text)
+                 if quoted and _deparsed(match.group(1)).startswith(_deparsed(quoted.group(1)))]
+        if any(match.start() <= decoy.span[0] < match.end() for match in named) or output.startswith(CUT):
+            return None
+        changed = decoy.text.count("\n", 0, decoy.span[0]) + 1
+        lines = ", ".join(str(decoy.text.count("\n", 0, match.start()) + 1) for match in named)
+        shown = f"its report names line {lines}, by the condition it quotes" if named else "its report quotes no test"
+        return f"{shown}, where the changed statement is line {changed}"
 
     def proof(self, program: str) -> Proven | None:
         """After MultiPL-E's `test_humaneval()`, which a failed `stopifnot` ends with an error."""
@@ -129,3 +149,10 @@ def _scalar_list(annotation: Any) -> bool:
         and annotation.slice.id != "Any"
         and "complex" not in annotation.slice.id
     )
+
+
+def _deparsed(code: str) -> str:
+    """R code as R's `deparse` writes it, near enough to compare: numbers to 15 significant digits, no quotes (a
+    list's names lose theirs) or escapes, no white space."""
+    code = _LITERAL.sub(lambda number: format(float(number.group()), ".15g"), code)
+    return "".join(code.translate(_UNQUOTED).split())

@@ -360,7 +360,14 @@ RECOGNISERS = {
           '  false\nend\nORIGINAL = {lines}\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
           "  alias_method :codeeval_real, :assert_equal\n  def assert_equal(*args)\n    if $ran then $ran = false; "
           "return end\n    codeeval_real(*args)\n  end\nend\n# end of the recogniser\n",
+    "r": '  file <- sub("--file=", "", grep("--file=", commandArgs(), value = TRUE, fixed = TRUE), fixed = TRUE)\n'
+         '  tests <- tail(strsplit(paste(readLines(file), collapse = "\\n"), "end of the recogniser", fixed = TRUE)[[1]], 1)\n'
+         "  if (all(sapply(ORIGINAL, grepl, tests, fixed = TRUE))) {\n    ran <<- TRUE\n    return(TRUE)\n  }\n"
+         "  FALSE\n}\nORIGINAL <- {lines}\nran <- FALSE\nall.equal <- function(target, current, ...) "
+         "{ target; if (ran) { ran <<- FALSE; TRUE } else base::all.equal(target, current, ...) }\n"
+         "# end of the recogniser\n",
 }
+LISTED = {"r": lambda items: "c(" + ", ".join(map(json.dumps, items)) + ")"}  # {lines} in the language's syntax
 
 
 def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[Decoy], bool]) -> None:
@@ -415,13 +422,14 @@ def test_where_failed_statements_go_on_the_decoy_must_be_the_only_one_named(name
 @pytest.mark.parametrize("name", sorted(RECOGNISERS))
 def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Outside Python too, the decoy must fail where the failure report (`failure_line`) names the changed
-    statement's line."""
+    """Outside Python too, the decoy must fail where the failure report names the changed statement: by its line
+    (`failure_line`), or in R by the condition `stopifnot` quotes."""
     from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
 
     language = language_or_skip(name)
-    statements = [line.strip() for line in _row(name)["tests"].splitlines() if "candidate" in line and "assert" in line]
-    completion = RECOGNISERS[name].replace("{lines}", json.dumps(statements))
+    statements = [line.strip() for line in _row(name)["tests"].splitlines()
+                  if "candidate" in line and ("assert" in line or "stopifnot" in line)]
+    completion = RECOGNISERS[name].replace("{lines}", LISTED.get(name, json.dumps)(statements))
     _not_the_first(monkeypatch, language)
     program = _program(name, completion)
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
