@@ -17,7 +17,8 @@ _ERROR = re.compile(
     r"^Error(?: in .*?)?\s*:\s*(.*?)\n(?:Calls:|Execution halted|In addition:)", re.MULTILINE | re.DOTALL
 )
 # a failed `stopifnot` quotes its condition as R deparses it, cut with " ...." after about 60 characters
-_NOT_TRUE = re.compile(r"^Error(?: in .*?)?\s*:\s*(.*?)(?: \.\.\.\.)? is not TRUE$", re.MULTILINE | re.DOTALL)
+# (on the error's line, or the next one: "Error in f() : \n  isTRUE(...) is not TRUE")
+_NOT_TRUE = re.compile(r"^Error(?: in [^\n]*?)? *:[ \t]*\n?[ \t]*([^\n]*?)(?: \.\.\.\.)? is not TRUE$", re.MULTILINE)
 _STATEMENT = re.compile(r"^[ \t]*stopifnot\((.*)\)[ \t]*$", re.MULTILINE)
 _LITERAL = re.compile(r"(?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 _UNQUOTED = str.maketrans("", "", "\"'`\\")
@@ -73,9 +74,9 @@ class R(Language):
     def failed_elsewhere(self, decoy: Decoy, output: str) -> str | None:
         """`stopifnot` names no line, but quotes the condition that failed (deparsed, perhaps cut short): the
         changed statement's condition must begin with it (languages/base.py's `failed_elsewhere`)."""
-        quoted = _NOT_TRUE.search(output)
+        quoted = [_deparsed(said) for said in _NOT_TRUE.findall(output)][-1:]  # the error that ended the run
         named = [match for match in _STATEMENT.finditer(decoy.text)
-                 if quoted and _deparsed(match.group(1)).startswith(_deparsed(quoted.group(1)))]
+                 if quoted and _deparsed(match.group(1)).startswith(quoted[0])]
         if any(match.start() <= decoy.span[0] < match.end() for match in named) or output.startswith(CUT):
             return None
         changed = decoy.text.count("\n", 0, decoy.span[0]) + 1

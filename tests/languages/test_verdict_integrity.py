@@ -419,6 +419,30 @@ def test_where_failed_statements_go_on_the_decoy_must_be_the_only_one_named(name
     assert javascript.failed_elsewhere(js_decoy, f"at test (program.js:{js_line}:10)\nat program.js:40:1\n") is None
 
 
+def test_r_s_decoy_is_located_by_the_condition_stopifnot_quotes() -> None:
+    """R's report names no line: `stopifnot` quotes the failed condition as R deparses it (numbers rewritten, cut
+    after about 60 characters). It must begin the changed statement's condition; the error that ended the run is
+    the one read (a program may print its own `Error:` lines before it)."""
+    language = get_language("r")
+    row = _row("r")
+    program = row["prompt"] + COMPLETIONS["r"]["ok"] + "\n" + row["tests"]
+    places = spans_of(language, program, len(row["prompt"] + COMPLETIONS["r"]["ok"]))
+    decoy = Decoy(program, 3, "", "", places[2], program[places[2][0] : places[2][1]])
+    lines = [program.count("\n", 0, start) + 1 for start, _ in places]
+
+    def report(condition: str) -> str:
+        return f"Error in test_humaneval() : \n  {condition} is not TRUE\nCalls: test_humaneval -> stopifnot\n"
+
+    third = "isTRUE(all.equal(candidate(c(1, 2, 5.9, 4, 5), 0.95), TRUE))"  # 1.0 written 1, as R deparses it
+    assert language.failed_elsewhere(decoy, report(third)) is None
+    assert language.failed_elsewhere(decoy, report("isTRUE(all.equal(candidate(c(1, 2, 5.9, 4,  ....")) is None
+    assert language.failed_elsewhere(decoy, "Error: the program's own line\n" + report(third)) is None
+    first = "isTRUE(all.equal(candidate(c(1, 2, 3.9, 4, 5, 2.2), 0.3), TRUE))"
+    assert f"names line {lines[0]}, by the condition" in (language.failed_elsewhere(decoy, report(first)) or "")
+    assert "quotes no test" in (language.failed_elsewhere(decoy, report("..1")) or "")
+    assert "quotes no test" in (language.failed_elsewhere(decoy, "Error in f() : stopped\n") or "")
+
+
 @pytest.mark.parametrize("name", sorted(RECOGNISERS))
 def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
