@@ -278,16 +278,15 @@ class Language(Translator, Runner):
         when it is, or where the language cannot tell. An honest program answers both runs alike, so its decoy
         passes every statement the real run passed and fails at the changed one; a program that fails its decoy
         elsewhere answers at random (it passes a quarter of its samples if it games half of its runs) or
-        recognises the decoy. Read from what the report names (`failure_line`, `failure_row`); a report cut short
+        recognises the decoy. Read from what the report names (`failed_lines`, `failure_row`); a report cut short
         that names nothing is not judged."""
+        named: list[int] | None
         if self.failure_row:
             what, changed = "statement", range(decoy.statement, decoy.statement + 1)
             named = sorted({int(index) + 1 for index in re.findall(self.failure_row, output, re.MULTILINE)})
-        elif self.failure_line:
+        elif (named := self.failed_lines(decoy, output)) is not None:
             first, last = self.statement_lines(decoy)
             what, changed = "line", range(first, last + 1)
-            pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
-            named = sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
         else:
             return None
         inside = [place for place in named if place in changed]
@@ -295,6 +294,14 @@ class Language(Translator, Runner):
             return None
         shown = f"its report names {what} {', '.join(map(str, named))}" if named else f"its report names no {what}"
         return f"{shown}, where the changed statement is {what} {changed[0]}"
+
+    def failed_lines(self, decoy: Decoy, output: str) -> list[int] | None:
+        """The lines of the decoy's program that its failed run's report (`output`) names, in order; None where the
+        language cannot tell (no `failure_line`)."""
+        if not self.failure_line:
+            return None
+        pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
+        return sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
 
     def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
         """The first and last line of the decoy's changed statement: where its new value stands (a test statement of

@@ -9,7 +9,6 @@ from typing import Any
 from pytest_codeeval.languages.base import Language, line_comments
 from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
-from pytest_codeeval.runners.base import CUT
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 # R's report: "Error in f(x) : message" or "Error: message", the message possibly on the next line
@@ -71,18 +70,13 @@ class R(Language):
             return "syntax error: " + message[:200]
         return "exception: " + message[:200]
 
-    def failed_elsewhere(self, decoy: Decoy, output: str) -> str | None:
-        """`stopifnot` names no line, but quotes the condition that failed (deparsed, perhaps cut short): the
-        changed statement's condition must begin with it (languages/base.py's `failed_elsewhere`)."""
-        quoted = [_deparsed(said) for said in _NOT_TRUE.findall(output)][-1:]  # the error that ended the run
-        named = [match for match in _STATEMENT.finditer(decoy.text)
-                 if quoted and _deparsed(match.group(1)).startswith(quoted[0])]
-        if any(match.start() <= decoy.span[0] < match.end() for match in named) or output.startswith(CUT):
-            return None
-        changed = decoy.text.count("\n", 0, decoy.span[0]) + 1
-        lines = ", ".join(str(decoy.text.count("\n", 0, match.start()) + 1) for match in named)
-        shown = f"its report names line {lines}, by the condition it quotes" if named else "its report quotes no test"
-        return f"{shown}, where the changed statement is line {changed}"
+    def failed_lines(self, decoy: Decoy, output: str) -> list[int]:
+        """`stopifnot` names no line, but quotes the condition that failed (deparsed, perhaps cut short): the lines
+        of the test statements whose condition begins with the quote of the error that ended the run."""
+        quotes = _NOT_TRUE.findall(output)
+        said = _deparsed(quotes[-1]) if quotes else None
+        return [decoy.text.count("\n", 0, match.start()) + 1 for match in _STATEMENT.finditer(decoy.text)
+                if said is not None and _deparsed(match.group(1)).startswith(said)]
 
     def proof(self, program: str) -> Proven | None:
         """After MultiPL-E's `test_humaneval()`, which a failed `stopifnot` ends with an error."""
