@@ -34,6 +34,7 @@ from pytest_codeeval.pytest_plugin.compat import (
     run_by_pytest_command,
     uncaptured_stderr,
 )
+from pytest_codeeval.pytest_plugin.interrupts import Interrupts
 from pytest_codeeval.pytest_plugin.lookahead import LOOKAHEAD_PER_JOB, Policy, SessionOrder, WorkerQueue
 from pytest_codeeval.pytest_plugin.relay import Relay
 from pytest_codeeval.reporting.files import write_reports
@@ -73,6 +74,8 @@ class Role:
         self.settings = settings
         self.benchmark = Benchmark(config, settings, self.processes())
         self._frozen = False  # gc.freeze() called once the run's objects exist, undone at unconfigure (see there)
+        self.interrupts = Interrupts()  # a Ctrl-C whose KeyboardInterrupt was dropped is raised again (see there)
+        self.interrupts.install()
 
     def processes(self) -> int:
         """pytest processes that execute samples: the xdist workers, or 1."""
@@ -119,6 +122,7 @@ class Role:
         self.close()
 
     def close(self) -> None:
+        self.interrupts.uninstall()
         self.stop_generation()
         self.benchmark.close()
 
@@ -194,6 +198,7 @@ class Collecting(Role):
     @pytest.hookimpl(tryfirst=True)
     @usage.hook
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        self.interrupts.raise_if_received()
         pool = self.benchmark.pool
         if pool.feeder is None:
             self._session = item.session
@@ -323,6 +328,7 @@ class Aggregating(Role):
             report.codeeval = {name: getattr(record, name) for name in SLIM_FIELDS}  # type: ignore[attr-defined]
         elif report.nodeid.startswith(f"{ROOT_NAME}::"):
             forget_quiet_phase(self.config, report)
+        self.interrupts.raise_if_received()  # every plugin has seen the report: the xdist controller's safe point
         return result
 
     def _finish(self, loop_ended: bool) -> RunOutcome:

@@ -59,7 +59,7 @@ def test_ctrl_c_against_a_slow_server_keeps_what_arrived_and_the_same_command_re
         assert "codeeval: 2000 completions to generate with openai (0 of 2000 from the cache)" in out
         asked = len(server.seen)
         status, _, again = interrupt_once_cached(command, tmp_path, cache, kept + 8)
-        assert status == pytest.ExitCode.INTERRUPTED
+        assert status == pytest.ExitCode.INTERRUPTED, again[-3000:]
         assert f"codeeval: {2000 - kept} completions to generate with openai ({kept} of 2000 from the cache)" in again
         assert f"generation interrupted; {len(cache_lines(cache))} of 2000 completions are in the cache ({kept} from " in again
         assert len(server.seen) - asked < len(cache_lines(cache)), "the cached samples were asked for again"
@@ -92,6 +92,38 @@ def test_ctrl_c_while_samples_run_ends_the_run_at_once(tmp_path: Path, xdist: tu
         status, seconds, out = interrupt_once_cached(command, tmp_path, cache, 40, then=4.0)
     assert status == pytest.ExitCode.INTERRUPTED and seconds < 10, out[-3000:]
     assert "KeyboardInterrupt" in out and "codeeval: the run stopped before its last sample" in out
+
+
+DROPS_CTRL_C = """
+import os
+import signal
+
+
+class DropsCtrlC:
+    def __del__(self):  # the SIGINT's KeyboardInterrupt is raised in here: Python prints it as ignored and drops it
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+
+
+def test_ctrl_c_lands_in_a_finalizer():
+    DropsCtrlC()
+"""
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "1")], ids=["single", "xdist"])
+def test_a_ctrl_c_that_python_dropped_in_a_finalizer_still_ends_the_run(
+    pytester: pytest.Pytester, xdist: tuple[str, ...]
+) -> None:
+    """Python drops a KeyboardInterrupt raised inside a finalizer (a garbage collection can run one anywhere): the
+    run goes on, every sample after it judged, unless the signal itself is remembered and raised again."""
+    pytester.makepyfile(test_drop=DROPS_CTRL_C)
+    result = pytester.runpytest_subprocess("test_drop.py", "codeeval", "--codeeval-model=reference", "--codeeval-tasks=humaneval",
+                                           "--codeeval-limit=3", "-p", "no:cacheprovider", *xdist)
+    out = result.stdout.str()
+    assert "Exception ignored in: <function DropsCtrlC.__del__" in out  # Python did drop it (pytest shows it)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    assert "no samples ran" in out and "INTERNALERROR" not in out
 
 
 def test_ctrl_c_while_the_transformers_backend_generates_keeps_its_finished_batches(tmp_path: Path) -> None:
