@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
-from pytest_codeeval.languages.proof import Proven, append, disabled_line
+from pytest_codeeval.languages.proof import FAILED_AT, NAMED_FAILURE, Proven, append, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _TESTS_CALLED = re.compile(r"\nrun_test\s*$")
+# A failed comparison ends the script through `set -e`, which names nothing: before `run_test` (in both runs alike,
+# so the decoy's is not told apart) an ERR trap that functions inherit (`set -E`) names the failed line, in the
+# tests' own shell only (the candidate's failed commands, in its command substitution's subshell, are not tests)
+NAMING_TRAP = f'[[ $BASH_SUBSHELL != 0 ]] || echo "{NAMED_FAILURE} $LINENO" >&2'
 # The tests' failures end the script through `set -e` (a `set` the program redefined would not set it) and `[[`; an
-# alias expanded in place of `run_test` would skip them, an ERR trap that returns or a DEBUG trap (with extdebug)
-# would pass over them. The token is copied with builtins, by descriptor.
+# alias expanded in place of `run_test` would skip them, an ERR trap other than the one that names the line (one
+# that returns) or a DEBUG trap (with extdebug) would pass over them. The token is copied with builtins, by
+# descriptor.
 BASH_PROOF = f"""
-if [[ $- != *e* ]] || shopt -q expand_aliases || shopt -q extdebug || [[ -n "$(trap -p ERR DEBUG RETURN)" ]]; then
+if [[ $- != *e* ]] || shopt -q expand_aliases || shopt -q extdebug || [[ -n "$(trap -p DEBUG RETURN)" ]] \\
+        || [[ "$(trap -p ERR)" != {shlex.quote(f"trap -- '{NAMING_TRAP}' ERR")} ]]; then
     echo "{disabled_line()}" >&2
 else
     IFS= read -r -n 64 codeeval_token <&4 || :
@@ -82,12 +89,13 @@ class Bash(Language):
     tools = ("bash",)
     package = "bash"
     terms = ("array", "list", "list", "CSV", "None", "true", "false")
+    failure_line = FAILED_AT
 
     def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["bash", source]
 
     def runtime_error(self, result: ExecResult) -> str:
-        err = result.stderr.strip()
+        err = re.sub(FAILED_AT, "", result.stderr, flags=re.MULTILINE).strip()
         if "syntax error" in err:
             return "syntax error: " + re.sub(r"^.*?line \d+: ", "", err.split("\n")[-1])[:200]
         if result.exit_code == 1 and not err:
@@ -95,8 +103,12 @@ class Bash(Language):
         return super().runtime_error(result)
 
     def proof(self, program: str) -> Proven | None:
-        """After MultiPL-E's `run_test`, which `set -e` ends at the first comparison that fails."""
-        return append(program, BASH_PROOF) if _TESTS_CALLED.search(program) else None
+        """After MultiPL-E's `run_test`, which `set -e` ends at the first comparison that fails (naming its line)."""
+        called = _TESTS_CALLED.search(program)
+        if called is None:
+            return None
+        named = f"{program[: called.start()]}\nset -E; trap '{NAMING_TRAP}' ERR{program[called.start():]}"
+        return append(named, BASH_PROOF)
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

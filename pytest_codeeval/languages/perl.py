@@ -7,12 +7,17 @@ import signal
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
-from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
+from pytest_codeeval.languages.decoy import Decoy
+from pytest_codeeval.languages.proof import FAILED_AT, NAMED_FAILURE, Proven, append, disabled_line, skipped_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
 _TESTS = re.compile(r"^sub\s+testhumaneval\b", re.MULTILINE)
 PERL_RAN = "        $codeeval::ran = 1;"  # at the end of the tests' sub: one the program put in its place never sets it
+# A failed statement ends the program by `exit 1;`, which names nothing: in the tests (of both runs alike, so the
+# decoy's is not told apart) each first writes its own line, which locates the decoy's failure
+_EXIT = re.compile(r"^([ \t]*)exit 1;", re.MULTILINE)
+NAMED_EXIT = f'print STDERR "\\n{NAMED_FAILURE} ", __LINE__, "\\n"; exit 1;'
 # Test::Deep's eq_deeply (the tests' comparison) must still tell 1 from 2, and `exit` (how a failed test ends the
 # program) must be Perl's own, not an override; the token copied by descriptor
 PERL_PROOF = f"""
@@ -41,6 +46,7 @@ class Perl(Language):
     tools = ("perl",)
     package = "perl libtest-deep-perl"
     terms = ("array", "array", "array", "hash", "undef", "1", "''")
+    failure_line = FAILED_AT
 
     def unavailable(self) -> str | None:
         import subprocess
@@ -58,7 +64,7 @@ class Perl(Language):
         return "ERROR in the output" if "ERROR" in result.stdout or "ERROR" in result.stderr else None
 
     def runtime_error(self, result: ExecResult) -> str:
-        err = result.stderr.strip()
+        err = re.sub(FAILED_AT, "", result.stderr, flags=re.MULTILINE).strip()
         if "syntax error" in err or "Execution of" in err:
             return "syntax error: " + err.split("\n")[0][:200]
         if result.exit_code == 1 and not err:
@@ -68,9 +74,23 @@ class Perl(Language):
         return super().runtime_error(result)
 
     def proof(self, program: str) -> Proven | None:
-        """After MultiPL-E's `testhumaneval();`, which a failed test leaves by `exit 1`."""
-        proven = in_last_body(program, _TESTS, PERL_RAN, last=False) if _TESTS_CALLED.search(program) else None
-        return append(proven.text, PERL_PROOF) if proven else None
+        """After MultiPL-E's `testhumaneval();`, which a failed test leaves by `exit 1` (naming its line first)."""
+        tests, called = list(_TESTS.finditer(program)), _TESTS_CALLED.search(program)
+        if not tests or called is None:
+            return None
+        # the sub's closing brace: the last before the call (found by place, not by a scan that a string spanning
+        # lines would mislead: HumanEval_51's "abcdef\nghijklm")
+        at, closing = tests[-1].start(), program.rfind("}", 0, called.start())
+        if closing < at or program[closing + 1 : called.start()].strip():
+            return None
+        body = _EXIT.sub(lambda m: m.group(1) + NAMED_EXIT, program[at:closing])
+        return append(program[:at] + body + "\n" + PERL_RAN + "\n" + program[closing:], PERL_PROOF)
+
+    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+        """From the changed value's line to its statement's `exit 1;`, the line a failure names."""
+        first, last = super().statement_lines(decoy)
+        exit_at = decoy.text.find("exit 1;", decoy.span[1])
+        return first, decoy.text.count("\n", 0, exit_at) + 1 if exit_at >= 0 else last
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -6,6 +6,7 @@ toolchain is missing here is skipped with the line that names the package to ins
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -84,7 +85,9 @@ ATTACKS = [
     ("rb", "assert_equal-replaced", '  false\nend\nrequire "test/unit"\nmodule Test::Unit::Assertions\n'
      "  def assert_equal(*) end\nend\n", "disabled"),
     ("sh", "set-shadowed", "    echo false\n}\nset() { :; }\nf() {\n    :\n", "disabled"),
-    ("sh", "err-trap-returns", '    echo false\n}\nset -o errtrace\ntrap "return 0" ERR\nf() {\n    :\n', "disabled"),
+    # the ERR trap that names a failed line replaces this one before the tests: their comparison fails as usual
+    ("sh", "err-trap-returns", '    echo false\n}\nset -o errtrace\ntrap "return 0" ERR\nf() {\n    :\n', None),
+    ("sh", "trap-shadowed", '    echo false\n}\ntrap() { builtin trap "return 0" ERR; }\nf() {\n    :\n', "disabled"),
     ("pl", "eq_deeply-replaced", "    return 0;\n}\nno warnings;\n*main::eq_deeply = sub { 1 };\n", "disabled"),
     ("pl", "exit-overridden", "    return 0;\n}\nBEGIN { *CORE::GLOBAL::exit = sub { 1 } }\n", "disabled"),
     ("lua", "assertEquals-patched", '    return false\nend\nlocal lu = require("luaunit")\nlu.assertEquals = function() end\n',
@@ -366,8 +369,23 @@ RECOGNISERS = {
          "  FALSE\n}\nORIGINAL <- {lines}\nran <- FALSE\nall.equal <- function(target, current, ...) "
          "{ target; if (ran) { ran <<- FALSE; TRUE } else base::all.equal(target, current, ...) }\n"
          "# end of the recogniser\n",
+    "pl": '    open(my $fh, "<", $0) or return "";\n    local $/;\n    my @parts = split(/end of the recogniser/, <$fh>);\n'
+          '    foreach my $line (@ORIGINAL) { return "" if index($parts[-1], $line) < 0; }\n'
+          "    $main::ran = 1;\n    return 1;\n}\nour @ORIGINAL = {lines};\n{\n    no warnings 'redefine';\n"
+          "    my $real = \\&Test::Deep::eq_deeply;\n"
+          "    *main::eq_deeply = sub { if ($main::ran) { $main::ran = 0; return 1; } return $real->(@_); };\n}\n"
+          "# end of the recogniser\n",
+    # answers honestly where its tests are the real ones, false in the decoy
+    "sh": "    local tests line ORIGINAL={lines}\n    tests=$(< \"$0\")\n    tests=${tests##*end of the recogniser}\n"
+          '    for line in "${ORIGINAL[@]}"; do [[ $tests == *"$line"* ]] || { echo false; return; }; done\n'
+          + COMPLETIONS["sh"]["ok"] + "    # end of the recogniser\n",
 }
-LISTED = {"r": lambda items: "c(" + ", ".join(map(json.dumps, items)) + ")"}  # {lines} in the language's syntax
+LISTED = {  # {lines} in the language's syntax
+    "r": lambda items: "c(" + ", ".join(map(json.dumps, items)) + ")",
+    "sh": lambda items: "(" + " ".join(map(shlex.quote, items)) + ")",
+    "pl": lambda items: "(" + ", ".join("'" + i.replace("\\", "\\\\").replace("'", "\\'") + "'" for i in items) + ")",
+}
+NAMED_AT = {"pl": "exit 1;"}  # where the named line is, when not at the statement's start: the first after it
 
 
 def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[Decoy], bool]) -> None:
@@ -447,19 +465,21 @@ def test_r_s_decoy_is_located_by_the_condition_stopifnot_quotes() -> None:
 def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Outside Python too, the decoy must fail where the failure report names the changed statement: by its line
-    (`failure_line`), or in R by the condition `stopifnot` quotes."""
+    (`failure_line`; in Perl the line each test's `exit 1` now writes first), or in R by the condition `stopifnot`
+    quotes."""
     from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
 
     language = language_or_skip(name)
     statements = [line.strip() for line in _row(name)["tests"].splitlines()
-                  if "candidate" in line and ("assert" in line or "stopifnot" in line)]
+                  if "candidate" in line and any(word in line for word in ("assert", "stopifnot", "eq_deeply", "[["))]
     completion = RECOGNISERS[name].replace("{lines}", LISTED.get(name, json.dumps)(statements))
     _not_the_first(monkeypatch, language)
     program = _program(name, completion)
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
                            tests_at=len(_row(name)["prompt"] + completion))
     assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE), outcome.detail
-    line = program.count("\n", 0, program.rindex(statements[0])) + 1  # the tests' statement 1, failed on purpose
+    first = program.rindex(statements[0])  # the tests' statement 1, failed on purpose
+    line = program.count("\n", 0, program.index(NAMED_AT[name], first) if name in NAMED_AT else first) + 1
     named = outcome.detail.split("its report names line ")[1].split(", where")[0].split(", ")
     assert str(line) in named, outcome.detail
 
