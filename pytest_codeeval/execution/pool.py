@@ -137,12 +137,11 @@ class ExecutionPool:
         if self.dedupe and (run := self._by_job.get(job)) is not None:
             return run
         if not self._threads:
-            self._threads = [
-                threading.Thread(target=self._serve, args=(executor,), daemon=True, name=f"codeeval-sandbox-{n}")
-                for n, executor in enumerate(self._executors)
-            ]
-            for thread in self._threads:
+            for n, executor in enumerate(self._executors):
+                thread = threading.Thread(target=self._serve, args=(executor,), daemon=True,
+                                          name=f"codeeval-sandbox-{n}")
                 thread.start()
+                self._threads.append(thread)  # once started: a Ctrl-C between the two leaves `close` none to join
         run = _Run(job, key)
         if self.dedupe:
             self._by_job[job] = run

@@ -90,9 +90,10 @@ class ModelSource(SolutionSource):
             )
             if background:
                 self._pending = pending
-                self._thread = threading.Thread(target=self._generate, args=(pending,), daemon=True,
-                                                name="codeeval-generation")
-                self._thread.start()
+                thread = threading.Thread(target=self._generate, args=(pending,), daemon=True,
+                                          name="codeeval-generation")
+                thread.start()
+                self._thread = thread  # once started: `stop` never joins a thread a Ctrl-C left unstarted
                 return
             pending.run()
         except GenerationStopped as stopped:  # the report says what was done before it stopped

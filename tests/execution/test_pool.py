@@ -46,6 +46,30 @@ def test_pool_gives_each_key_its_outcome_and_raises_what_a_job_raised() -> None:
         pool.close()
 
 
+def test_a_ctrl_c_while_the_pool_starts_its_threads_leaves_a_pool_that_closes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGINT's KeyboardInterrupt can land between two threads' starts (the first sample's submission): the pool
+    then closes as usual, instead of failing the interrupted run with `cannot join thread before it is started`."""
+    import threading
+
+    from pytest_codeeval.execution.pool import ExecutionPool
+
+    real_start, started = threading.Thread.start, []
+
+    def start(thread: threading.Thread) -> None:
+        if started:
+            raise KeyboardInterrupt
+        started.append(thread)
+        real_start(thread)
+
+    pool = ExecutionPool("basic", 2)
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        pool.submit("a", lambda executor: "outcome")
+    monkeypatch.undo()
+    pool.close()
+    assert not started[0].is_alive()
+
+
 def test_closing_the_pool_drops_what_has_not_started_and_waits_for_what_runs() -> None:
     import threading
 
