@@ -12,7 +12,16 @@ from typing import Any, ClassVar
 
 from pytest_codeeval.languages.base import Language
 from pytest_codeeval.languages.cfamily import ClassWrapped
-from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line, failed_line, in_last_body
+from pytest_codeeval.languages.proof import (
+    DONE_OUT,
+    NAMED_FAILURE,
+    TOKEN_IN,
+    Proven,
+    append,
+    disabled_line,
+    failed_line,
+    in_last_body,
+)
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _USINGS = (
@@ -29,6 +38,10 @@ _UNHANDLED = re.compile(r"^Unhandled Exception:\s*\n?([\w.]+)(?::\s*(.*))?$", re
 
 
 _MAIN = re.compile(r"\bstatic\s+void\s+Main\s*\([^)]*\)")
+# A failed Debug.Assert names no line (Mono's report has none, even with debugging symbols): each of the tests'
+# one-line checks gets its own line as its message (in both runs alike, so the decoy's is not told apart), which
+# Mono's listener writes
+_CHECK = re.compile(r"^([ \t]*Debug\.Assert\(.*)\);[ \t]*$", re.MULTILINE)
 # A failed Debug.Assert does not end the program: a listener of ours, added when the tests' Main starts, counts the
 # failures; at its end, none may have failed, and a false Debug.Assert (its report to stderr muted) must reach the
 # listener (a program that cleared Trace.Listeners removed it)
@@ -99,6 +112,8 @@ class CSharp(ClassWrapped, Language):
     assertion = "Debug.Assert"
     equals = "Equals"
     env: ClassVar[dict[str, str]] = {"MONO_TRACE_LISTENER": "Console.Error"}  # a failed Debug.Assert, on stderr
+    failure_line = rf"^Fail: {NAMED_FAILURE} (\d+)$"  # Mono's listener writes the message after `Fail: `
+    failures_go_on = True  # a failed Debug.Assert lets the tests go on
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["mcs", "-d:DEBUG", "-r:System.Numerics.dll", source, "-out:program.exe"]]
@@ -128,8 +143,18 @@ class CSharp(ClassWrapped, Language):
         return super().compile_error(log)
 
     def proof(self, program: str) -> Proven | None:
-        """Our listener added at the start of the tests' `Main` (the program's last method), the proof at its end."""
-        proven = in_last_body(program, _MAIN, CSHARP_END, at_start=CSHARP_START)
+        """Our listener added at the start of the tests' `Main` (the program's last method), the proof at its end;
+        each check in it names its line."""
+        mains = list(_MAIN.finditer(program))
+        if not mains:
+            return None
+        at = mains[-1].end()
+
+        def named(check: re.Match[str]) -> str:
+            line = program.count("\n", 0, at + check.start()) + 1
+            return f'{check.group(1)}, "{NAMED_FAILURE} {line}");'
+
+        proven = in_last_body(program[:at] + _CHECK.sub(named, program[at:]), _MAIN, CSHARP_END, at_start=CSHARP_START)
         return append(proven.text, CSHARP_LISTENER) if proven else None
 
     # -- translator ----------------------------------------------------------------------------------------------

@@ -269,7 +269,7 @@ DECOY_ATTACKS = [
      "    if $ran then $ran = false; return end\n    codeeval_real(*args)\n  end\nend\n", "HumanEval_34_unique"),
     # -- the tests' assertion path shadowed, the epilogue's left alone
     ("cs", "nested-Debug-class", "        return true;\n    }\n    public static class Debug { public static void "
-     "Assert(bool c) {} }\n    static void F() {\n"),
+     "Assert(bool c) {} public static void Assert(bool c, string m) {} }\n    static void F() {\n"),
     # -- faked equality: the candidate returns an object equal to everything
     ("py", "int-subclass-always-equal", "    class T(int):\n        def __eq__(self, other):\n            return True\n"
      "        __hash__ = int.__hash__\n    return T(1)\n"),
@@ -379,13 +379,20 @@ RECOGNISERS = {
     "sh": "    local tests line ORIGINAL={lines}\n    tests=$(< \"$0\")\n    tests=${tests##*end of the recogniser}\n"
           '    for line in "${ORIGINAL[@]}"; do [[ $tests == *"$line"* ]] || { echo false; return; }; done\n'
           + COMPLETIONS["sh"]["ok"] + "    # end of the recogniser\n",
+    "cs": '        string tests = System.IO.File.ReadAllText("program.cs");\n'
+          '        tests = tests.Substring(tests.LastIndexOf("end of the recogniser"));\n'
+          "        string[] original = {lines};\n"
+          "        foreach (string line in original) if (!tests.Contains(line)) return false;\n"
+          + COMPLETIONS["cs"]["ok"] + "        // end of the recogniser\n",
 }
 LISTED = {  # {lines} in the language's syntax
+    "cs": lambda items: "{" + ", ".join(map(json.dumps, items)) + "}",
     "r": lambda items: "c(" + ", ".join(map(json.dumps, items)) + ")",
     "sh": lambda items: "(" + " ".join(map(shlex.quote, items)) + ")",
     "pl": lambda items: "(" + ", ".join("'" + i.replace("\\", "\\\\").replace("'", "\\'") + "'" for i in items) + ")",
 }
 NAMED_AT = {"pl": "exit 1;"}  # where the named line is, when not at the statement's start: the first after it
+KEPT = {"cs": lambda line: line.removesuffix(");")}  # what the built program keeps of a check (C#'s get a message)
 
 
 def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[Decoy], bool]) -> None:
@@ -470,9 +477,11 @@ def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails
     from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
 
     language = language_or_skip(name)
-    statements = [line.strip() for line in _row(name)["tests"].splitlines()
-                  if "candidate" in line and any(word in line for word in ("assert", "stopifnot", "eq_deeply", "[["))]
-    completion = RECOGNISERS[name].replace("{lines}", LISTED.get(name, json.dumps)(statements))
+    statements = [line.strip() for line in _row(name)["tests"].splitlines()  # C#'s call the function by its name
+                  if ("candidate" in line or "Debug.Assert(" in line)
+                  and any(word in line for word in ("assert", "stopifnot", "eq_deeply", "[[", "Debug.Assert("))]
+    kept = [KEPT.get(name, str)(statement) for statement in statements]
+    completion = RECOGNISERS[name].replace("{lines}", LISTED.get(name, json.dumps)(kept))
     _not_the_first(monkeypatch, language)
     program = _program(name, completion)
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
