@@ -152,3 +152,36 @@ def test_a_decoy_must_fail_at_its_changed_statement_in_testify_and_in_multi_line
         assert last - first == 2 and "assert_eq!(" in decoy.text.splitlines()[first - 1], (first, last)
     outcome = runner.run(program, LIMITS, get_executor("strict"), tests_at=at)
     assert outcome.status == "passed", (outcome.detail, outcome.output[-2000:])
+
+
+@pytest.mark.parametrize("language", ["js", "java"])
+def test_console_assert_and_java_s_list_of_checks_name_the_check_that_failed(language: str) -> None:
+    """A failed `console.assert` names no line, and Java's checks fail from one throw after their list: each check
+    now names itself (its line as `console.assert`'s message; its place in Java's list, before the throw), and a
+    decoy must fail at its changed statement alone (failed checks let the others run). The canonical solution
+    passes with its decoy; a buggy solution's report names the checks it failed."""
+    import json
+    import re
+
+    from test_humanevalpack import DATA
+
+    runner = _runner(language)
+    doc = json.loads((DATA / f"{language}.jsonl").read_text().splitlines()[0])
+    program, at = _program(language, doc, doc["canonical_solution"])
+    assert runner.run(program, LIMITS, get_executor("strict"), tests_at=at).status == "passed"
+    decoy = runner.decoy(program, at)
+    if language == "js":  # by line
+        changed, _ = runner.statement_lines(decoy)
+        other = next(n for n, line in enumerate(program.splitlines(), 1) if "console.assert(" in line and n != changed)
+        report = "Assertion failed: codeeval: a test failed at line {}\n".format
+    else:  # by place in the list, from 0
+        changed, other, report = decoy.statement - 1, int(decoy.statement == 1), "codeeval: check {} failed\n".format
+    assert runner.failed_elsewhere(decoy, report(changed)) is None
+    assert runner.failed_elsewhere(decoy, report(other))
+    assert runner.failed_elsewhere(decoy, report(changed) + report(other))  # the others ran, and one more failed
+    buggy, at = _program(language, doc, doc["buggy_solution"])
+    outcome = runner.execute(runner.request(buggy, LIMITS), get_executor("strict"), LIMITS)
+    named = re.findall(runner.failure_row or runner.failure_line, outcome.output, re.MULTILINE)
+    assert outcome.status == "failed" and named, outcome.output[-2000:]
+    if language == "js":
+        assert all("console.assert(" in buggy.splitlines()[int(n) - 1] for n in named)

@@ -23,7 +23,7 @@ from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, e
 from pytest_codeeval.languages.go import Go
 from pytest_codeeval.languages.java import Java
 from pytest_codeeval.languages.javascript import NODE_RAN, JavaScript, node_proof
-from pytest_codeeval.languages.proof import Proven, append, in_last_body
+from pytest_codeeval.languages.proof import NAMED_FAILURE, Proven, append, in_last_body
 from pytest_codeeval.languages.rust import Rust, rustc
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -43,8 +43,14 @@ JS_PROOF = node_proof(
     "  try { console.assert(1 === 2); } finally { process.stderr.write = write; }\n"
     '  failed = said.startsWith("Assertion failed");'
 )
+# A failed `console.assert` names no line: each of the tests' gets its own as its message (in both runs alike)
+_JS_ASSERT = re.compile(r"\bconsole\.assert\(")
 # Java's tests: every check an item of this list, which must hold no `false`
 _JAVA_CHECKS = re.compile(r"List<Boolean>\s+correct\s*=\s*Arrays\.asList\(")
+# the one throw after the list names no check: before it, each false one is named by its place in the list
+_JAVA_THROW = re.compile(r"if\s*\(\s*correct\.contains\(false\)\s*\)\s*\{")
+JAVA_NAMED = ("for (int codeevalI = 0; codeevalI < correct.size(); codeevalI++) if (!correct.get(codeevalI)) "
+              'System.err.println("codeeval: check " + codeevalI + " failed");')
 # the checks that compare an answer (the tests' `Solution s`) with an expected value
 _JAVA_FORMS = (Form("Objects.equals(", ", ", ")", False), Form("", ".equals(", ")", False), Form("", " == ", "", False))
 # Rust's tests: the one `#[test]` function of `mod tests`
@@ -53,7 +59,8 @@ _RUST_TEST = re.compile(r"#\[test\](?:\s|//[^\n]*)*fn\s+\w+\s*\(\s*\)")
 
 class PackJavaScript(JavaScript):
     env: ClassVar[dict[str, str]] = {**JavaScript.env, "NODE_PATH": str(JS_MODULES)}
-    failure_line = ""  # a failed console.assert names no line
+    failure_line = rf"^Assertion failed: {NAMED_FAILURE} (\d+)\b"  # the message each check is given (`proof`)
+    failures_go_on = True  # a failed console.assert lets the tests go on
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         for line in result.stderr.splitlines():
@@ -67,8 +74,19 @@ class PackJavaScript(JavaScript):
         called, tests = _JS_CALLED.search(program), list(_JS_TESTS.finditer(program))
         if called is None or not tests or tests[-1].group(1) != called.group(1):
             return None
-        proven = in_last_body(program, _JS_TESTS, NODE_RAN, last=False)
+        named = program
+        for check in reversed(list(_JS_ASSERT.finditer(program, tests[-1].end()))):
+            condition = items(program, check.end() - 1, self.quotes)
+            if condition:  # its message after the condition: `Assertion failed: codeeval: ... line 12`
+                end, line = condition[0][1], program.count("\n", 0, check.start()) + 1
+                named = f'{named[:end]}, "{NAMED_FAILURE} {line}"{named[end:]}'
+        proven = in_last_body(named, _JS_TESTS, NODE_RAN, last=False)
         return append(proven.text, JS_PROOF) if proven else None
+
+    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+        """From the changed statement's `console.assert`, whose line its message names, to the condition's end."""
+        check = decoy.text.rfind("console.assert(", 0, decoy.span[0])
+        return decoy.text.count("\n", 0, check) + 1, super().statement_lines(decoy)[1]
 
     def condition_templates(self) -> tuple[str, ...]:
         return (f"console.assert({RIGHT})",)
@@ -77,7 +95,17 @@ class PackJavaScript(JavaScript):
 class PackJava(Java):
     """The tests are a `public class Main`; no javatuples needed."""
 
-    failure_line = ""  # a failed check is thrown after the list of checks, from its own line
+    failure_line = ""
+    # a failed check is thrown after the list of checks, from a line of its own: the false ones are named by their
+    # place in the list first, the place the decoy counts its statements by (`proof`)
+    failure_row = r"^codeeval: check (\d+) failed$"
+    failures_go_on = True  # every check of the list is evaluated
+
+    def proof(self, program: str) -> Proven | None:
+        checks = list(_JAVA_CHECKS.finditer(program))  # the tests' list: the last
+        throw = _JAVA_THROW.search(program, checks[-1].end()) if checks else None
+        named = f"{program[: throw.end()]} {JAVA_NAMED}{program[throw.end():]}" if throw else program
+        return super().proof(named)
 
     def unavailable(self) -> str | None:
         return Language.unavailable(self)
