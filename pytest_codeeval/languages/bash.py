@@ -9,7 +9,7 @@ import shlex
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
-from pytest_codeeval.languages.proof import FAILED_AT, NAMED_FAILURE, Proven, append, disabled_line
+from pytest_codeeval.languages.proof import FAILED_AT, NAMED_FAILURE, Proven, append, disabled_line, unnamed
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -95,7 +95,7 @@ class Bash(Language):
         return ["bash", source]
 
     def runtime_error(self, result: ExecResult) -> str:
-        err = re.sub(FAILED_AT, "", result.stderr, flags=re.MULTILINE).strip()
+        err = unnamed(result.stderr)
         if "syntax error" in err:
             return "syntax error: " + re.sub(r"^.*?line \d+: ", "", err.split("\n")[-1])[:200]
         if result.exit_code == 1 and not err:

@@ -8,7 +8,15 @@ from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
 from pytest_codeeval.languages.decoy import Decoy
-from pytest_codeeval.languages.proof import FAILED_AT, NAMED_FAILURE, Proven, append, disabled_line, skipped_line
+from pytest_codeeval.languages.proof import (
+    FAILED_AT,
+    NAMED_FAILURE,
+    Proven,
+    append,
+    disabled_line,
+    skipped_line,
+    unnamed,
+)
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
 _TESTS_CALLED = re.compile(r"\ntesthumaneval\(\);\s*$")
@@ -64,7 +72,7 @@ class Perl(Language):
         return "ERROR in the output" if "ERROR" in result.stdout or "ERROR" in result.stderr else None
 
     def runtime_error(self, result: ExecResult) -> str:
-        err = re.sub(FAILED_AT, "", result.stderr, flags=re.MULTILINE).strip()
+        err = unnamed(result.stderr)
         if "syntax error" in err or "Execution of" in err:
             return "syntax error: " + err.split("\n")[0][:200]
         if result.exit_code == 1 and not err:

@@ -46,6 +46,11 @@ NAMED_FAILURE = "codeeval: a test failed at line"
 FAILED_AT = rf"^{NAMED_FAILURE} (\d+)$"
 
 
+def unnamed(stderr: str) -> str:
+    """A failed run's standard error without the lines that name the failed test (what the program itself said)."""
+    return re.sub(FAILED_AT, "", stderr, flags=re.MULTILINE).strip()
+
+
 @dataclass(frozen=True)
 class Proven:
     """The program as built for execution, and the files it needs beside it (Go's TestMain)."""
