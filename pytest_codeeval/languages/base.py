@@ -153,6 +153,11 @@ class Language(Translator, Runner):
     failure_line: ClassVar[str] = ""
     failure_row: ClassVar[str] = ""
     failures_go_on: ClassVar[bool] = False
+    # Where the report names another line of a statement than its expected value's: the text that opens it (the
+    # last before the value: HumanEvalPack's `assert` macro, `console.assert(`) and the one after the value that
+    # closes it (Perl's `exit 1;`), whose lines are its first and its last (`statement_lines`)
+    statement_opens: ClassVar[str] = ""
+    statement_closes: ClassVar[str] = ""
     # One build for both runs, where the build is most of a sample's time: the decoy's change made an expression
     # (`{when}` if the environment's CHOICE is `{key}`, else `{otherwise}`; `chooser_header` first in the program),
     # and the build's outputs that the run needs (`artifacts`) run twice (`run_built_once`)
@@ -305,9 +310,14 @@ class Language(Translator, Runner):
 
     def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
         """The first and last line of the decoy's changed statement: where its new value stands (a test statement of
-        MultiPL-E's is one line)."""
-        first = decoy.text.count("\n", 0, decoy.span[0]) + 1
-        return first, first + decoy.placed.count("\n")
+        MultiPL-E's is one line), or from `statement_opens` to `statement_closes` where they are set."""
+        text, (start, end) = decoy.text, decoy.span
+        opens = text.rfind(self.statement_opens, 0, start) if self.statement_opens else -1
+        closes = text.find(self.statement_closes, end) if self.statement_closes else -1
+        first = text.count("\n", 0, opens if opens >= 0 else start) + 1
+        if closes >= 0:
+            return first, text.count("\n", 0, closes) + 1
+        return first, text.count("\n", 0, start) + 1 + decoy.placed.count("\n")
 
     def built_request(
         self, source: str, proof: bool, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits

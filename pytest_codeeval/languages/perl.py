@@ -7,7 +7,6 @@ import signal
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, describe
-from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.proof import (
     FAILED_AT,
     NAMED_FAILURE,
@@ -55,6 +54,7 @@ class Perl(Language):
     package = "perl libtest-deep-perl"
     terms = ("array", "array", "array", "hash", "undef", "1", "''")
     failure_line = FAILED_AT
+    statement_closes = "exit 1;"  # a statement runs from its `if` to the `exit 1;` whose line a failure names
 
     def unavailable(self) -> str | None:
         import subprocess
@@ -93,12 +93,6 @@ class Perl(Language):
             return None
         body = _EXIT.sub(lambda m: m.group(1) + NAMED_EXIT, program[at:closing])
         return append(program[:at] + body + "\n" + PERL_RAN + "\n" + program[closing:], PERL_PROOF)
-
-    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
-        """From the changed value's line to its statement's `exit 1;`, the line a failure names."""
-        first, last = super().statement_lines(decoy)
-        exit_at = decoy.text.find("exit 1;", decoy.span[1])
-        return first, decoy.text.count("\n", 0, exit_at) + 1 if exit_at >= 0 else last
 
     # -- translator --------------------------------------------------------------------------------------------
     def translate_prompt(self, name: str, args: list[Any], returns: Any, description: str) -> str:

@@ -41,7 +41,8 @@ NOT_RUN = "tests not run: the test runner reported no failure but did not run ev
 HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
 DECOY = "tests do not hold: the program also passed with one of its tests changed"
 DECOY_ELSEWHERE = "tests do not hold: the program failed its decoy at a statement that its real run passed"
-# Where a failed test's report names no line (Perl's `exit 1`, Bash's `set -e`), the tests write it first
+# Where a failed test's report names no line (Perl's `exit 1`, Bash's `set -e`, C#'s `Debug.Assert`, HumanEvalPack's
+# `console.assert`), the tests write it first: these words and the line (FAILED_AT reads them where nothing precedes)
 NAMED_FAILURE = "codeeval: a test failed at line"
 FAILED_AT = rf"^{NAMED_FAILURE} (\d+)$"
 

@@ -16,7 +16,6 @@ class Interrupts:
 
     def __init__(self) -> None:
         self.received = False
-        self._installed = False
 
     def install(self) -> None:
         """In the main thread, in place of Python's default handler only: a debugger's or another plugin's stays."""
@@ -25,7 +24,6 @@ class Interrupts:
         if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
             return
         signal.signal(signal.SIGINT, self._handle)
-        self._installed = True
 
     def _handle(self, signum: int, frame: FrameType | None) -> Any:
         self.received = True
@@ -37,6 +35,5 @@ class Interrupts:
             raise KeyboardInterrupt("Ctrl-C received earlier (its KeyboardInterrupt was dropped where it landed)")
 
     def uninstall(self) -> None:
-        if self._installed and signal.getsignal(signal.SIGINT) == self._handle:
+        if signal.getsignal(signal.SIGINT) == self._handle:  # installed, and still in place
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        self._installed = False

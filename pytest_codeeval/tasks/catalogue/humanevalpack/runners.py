@@ -61,6 +61,7 @@ class PackJavaScript(JavaScript):
     env: ClassVar[dict[str, str]] = {**JavaScript.env, "NODE_PATH": str(JS_MODULES)}
     failure_line = rf"^Assertion failed: {NAMED_FAILURE} (\d+)\b"  # the message each check is given (`proof`)
     failures_go_on = True  # a failed console.assert lets the tests go on
+    statement_opens = "console.assert("  # whose line its message names; its condition may span lines
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
         for line in result.stderr.splitlines():
@@ -82,11 +83,6 @@ class PackJavaScript(JavaScript):
                 named = f'{named[:end]}, "{NAMED_FAILURE} {line}"{named[end:]}'
         proven = in_last_body(named, _JS_TESTS, NODE_RAN, last=False)
         return append(proven.text, JS_PROOF) if proven else None
-
-    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
-        """From the changed statement's `console.assert`, whose line its message names, to the condition's end."""
-        check = decoy.text.rfind("console.assert(", 0, decoy.span[0])
-        return decoy.text.count("\n", 0, check) + 1, super().statement_lines(decoy)[1]
 
     def condition_templates(self) -> tuple[str, ...]:
         return (f"console.assert({RIGHT})",)
@@ -210,11 +206,7 @@ class PackRust(Rust):
     Debian's sources, and each sample is `rustc --test` against them: the same test harness, without cargo's
     start-up in every sample."""
 
-    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
-        """From the changed statement's `assert` on: a panic names the macro's line, and a statement may span
-        lines (117 of the 1,092)."""
-        statement = decoy.text.rfind("assert", 0, decoy.span[0])
-        return decoy.text.count("\n", 0, statement) + 1, super().statement_lines(decoy)[1]
+    statement_opens = "assert"  # a panic names the macro's line, and a statement may span lines (117 of 1,092)
 
     def unavailable(self) -> str | None:
         missing = super().unavailable() or (None if shutil.which("cargo") else "cargo not found: install Rust's cargo")
