@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import subprocess
@@ -13,7 +12,7 @@ from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
-from pytest_codeeval.sandbox.toolchains import cache_dir
+from pytest_codeeval.sandbox.toolchains import compiled_once
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
@@ -132,27 +131,15 @@ class Cpp(CFamily, Language):
 
 @lru_cache(maxsize=1)
 def precompiled_header() -> str | None:
-    """MULTIPLE_HEADERS as a header precompiled with this g++ and these flags (built once per machine, under a
-    lock for parallel workers); None if it cannot be built (samples then compile as they would anyway)."""
+    """MULTIPLE_HEADERS as a header precompiled with this g++ and these flags (built once per machine); None if it
+    cannot be built (samples then compile as they would anyway)."""
     try:
         version = subprocess.run(["g++", "-dumpfullversion"], capture_output=True, text=True, timeout=30).stdout.strip()
-        directory = os.path.join(cache_dir(), f"cpp-pch-{version}-c++17")
-        os.makedirs(directory, exist_ok=True)
-        header = os.path.join(directory, "multiple.h")
-        if not os.path.exists(header + ".gch"):
-            with open(os.path.join(directory, ".lock"), "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if not os.path.exists(header + ".gch"):
-                    with open(header, "w") as handle:
-                        handle.write(MULTIPLE_HEADERS)
-                    built = subprocess.run(
-                        ["g++", "-std=c++17", "-x", "c++-header", header, "-o", header + ".gch.part"],
-                        capture_output=True,
-                        timeout=300,
-                    )
-                    if built.returncode:
-                        return None
-                    os.replace(header + ".gch.part", header + ".gch")
-        return header
     except (OSError, subprocess.TimeoutExpired):
         return None
+
+    def compile(header: str, output: str) -> list[str]:
+        return ["g++", "-std=c++17", "-x", "c++-header", header, "-o", output]
+
+    directory = compiled_once(f"cpp-pch-{version}-c++17", "multiple.h", MULTIPLE_HEADERS, compile, "multiple.h.gch")
+    return os.path.join(directory, "multiple.h") if directory else None

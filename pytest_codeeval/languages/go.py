@@ -4,7 +4,6 @@ prompt's function is closed by the completion (the stop tokens come after it), t
 from __future__ import annotations
 
 import ast
-import fcntl
 import hashlib
 import os
 import re
@@ -19,7 +18,7 @@ from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult, Limits
-from pytest_codeeval.sandbox.toolchains import cache_dir
+from pytest_codeeval.sandbox.toolchains import built_once
 
 # parameter names that are Go's types (MultiPL-E's replacements)
 _RENAMED = {"string": "myString", "int": "myInt", "float": "myFloat", "bool": "myBool"}
@@ -273,28 +272,18 @@ def warm_cache(env: dict[str, str], warm_up: str) -> str | None:
 def _warm_cache(env: tuple[tuple[str, str], ...], warm_up: str) -> str | None:
     try:
         version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, timeout=60).stdout.strip()
-        digest = hashlib.sha256(repr((env, warm_up)).encode()).hexdigest()[:12]
-        directory = os.path.join(cache_dir(), f"go-cache-{version}-{digest}")
-        if not os.path.exists(os.path.join(directory, "README")):  # go writes it once the cache exists
-            os.makedirs(directory + ".lock", exist_ok=True)
-            with open(os.path.join(directory + ".lock", "lock"), "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if not os.path.exists(os.path.join(directory, "README")):
-                    with tempfile.TemporaryDirectory() as work:
-                        with open(os.path.join(work, "warm_test.go"), "w") as handle:
-                            handle.write(warm_up)
-                        settings = {**os.environ, **dict(env), "GOCACHE": directory}
-                        if settings["GOPATH"].startswith("/tmp/"):  # the sample's own, not a shared source tree
-                            settings["GOPATH"] = os.path.join(work, "go")
-                        built = subprocess.run(
-                            ["go", "test", *BUILD_FLAGS, "-c", "-o", os.devnull, "warm_test.go"],
-                            cwd=work,
-                            env=settings,
-                            capture_output=True,
-                            timeout=600,
-                        )
-                    if built.returncode:
-                        return None
-        return directory
     except (OSError, subprocess.TimeoutExpired):
         return None
+
+    def build(directory: str) -> bool:
+        with tempfile.TemporaryDirectory() as work:
+            with open(os.path.join(work, "warm_test.go"), "w") as handle:
+                handle.write(warm_up)
+            settings = {**os.environ, **dict(env), "GOCACHE": directory}
+            if settings["GOPATH"].startswith("/tmp/"):  # the sample's own, not a shared source tree
+                settings["GOPATH"] = os.path.join(work, "go")
+            command = ["go", "test", *BUILD_FLAGS, "-c", "-o", os.devnull, "warm_test.go"]
+            return subprocess.run(command, cwd=work, env=settings, capture_output=True, timeout=600).returncode == 0
+
+    digest = hashlib.sha256(repr((env, warm_up)).encode()).hexdigest()[:12]
+    return built_once(f"go-cache-{version}-{digest}", "README", build)  # go writes README once the cache exists
