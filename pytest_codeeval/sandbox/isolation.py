@@ -5,8 +5,10 @@ others and the report says which layer is off and why."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import secrets
 import stat
 import sys
 
@@ -143,36 +145,52 @@ def cover(directory: str, keep: list[str], writable: bool) -> list[str]:
     return inside
 
 
-IPC_RMID = 0
+class Traces:
+    """What a sample can leave in its zygote's namespaces beside files, processes and keys, for the next sample to
+    read: System V IPC objects and the sequence their ids are drawn from, sockets in TIME_WAIT and the network's
+    counters, the PID namespace's last PID. Besides pinning memory, each would carry what a program saw in its real
+    run to its decoy run (docs/security.md). `clear`, after each sample: a new IPC namespace (the old one goes with
+    its objects), a new network namespace where the sample changed the private one's counters, a last PID drawn at
+    random (also before the first sample: a PID of 2 would tell a program it is its zygote's first)."""
+
+    def __init__(self, private_network: bool) -> None:
+        self.private_network = private_network  # the host's network (the `network` level) is not renewed
+        self.tables: list[int] = []
+        self.counters = self._watch_network() if private_network else b""
+        with open("/proc/sys/kernel/pid_max") as handle:
+            self.pid_max = int(handle.read())
+        self.scatter_pids()
+
+    def clear(self) -> None:
+        unshare(CLONE_NEWIPC)
+        forbid_posix_queues()
+        if self.private_network and self._counters() != self.counters:
+            unshare(CLONE_NEWNET)
+            with contextlib.suppress(OSError):  # as at the start: where loopback was refused, no interface is up
+                loopback_up()
+            self.counters = self._watch_network()
+        self.scatter_pids()
+
+    def _watch_network(self) -> bytes:
+        """Open the network namespace's tables of counters (each under a page: one read is the whole of it)."""
+        for fd in self.tables:
+            os.close(fd)
+        paths = (f"/proc/net/{name}" for name in NETWORK_COUNTERS)
+        self.tables = [os.open(path, os.O_RDONLY | os.O_CLOEXEC) for path in paths if os.path.exists(path)]
+        return self._counters()
+
+    def _counters(self) -> bytes:
+        """Its interfaces' and protocols' counters and its sockets' (TIME_WAIT included)."""
+        return b"\0".join(os.pread(fd, 1 << 16, 0) for fd in self.tables)
+
+    def scatter_pids(self) -> None:
+        """The next sample's PIDs from a random point (where the kernel has no `ns_last_pid`, or refuses it, they count on)."""
+        with contextlib.suppress(OSError), open("/proc/sys/kernel/ns_last_pid", "w") as handle:
+            handle.write(str(RESERVED_PIDS + secrets.randbelow(self.pid_max - RESERVED_PIDS - 1)))
 
 
-class IpcObjects:
-    """The System V shared memory segments, semaphore sets and message queues of this IPC namespace.
-
-    They outlive the processes that made them: without `remove_all` after each sample, a sample could pin
-    gigabytes of shared memory for the rest of the run, or leave data for the next sample. (POSIX message
-    queues, the namespace's other lasting objects, are switched off instead: `forbid_posix_queues`.)"""
-
-    def __init__(self) -> None:
-        paths = [f"/proc/sysvipc/{kind}" for kind in ("shm", "sem", "msg")]
-        self._tables = [(path[-3:], os.open(path, os.O_RDONLY)) for path in paths if os.path.exists(path)]
-        self._headers = {kind: len(os.pread(fd, 4096, 0)) for kind, fd in self._tables}  # empty: a header only
-        self._buffer = bytearray(4096)  # reused: a sample usually leaves nothing, and then nothing is allocated
-
-    def remove_all(self) -> None:
-        for kind, fd in self._tables:
-            if os.preadv(fd, [self._buffer], 0) > self._headers[kind]:
-                for line in _read_all(fd).splitlines()[1:]:  # one line per object, its id second
-                    _REMOVE[kind](int(line.split()[1]))
-
-
-def _read_all(fd: int) -> bytes:
-    """The whole of a /proc table: one read returns a page of it at most."""
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    return b"".join(chunks)
+RESERVED_PIDS = 300  # the kernel's: PIDs wrap around to here
+NETWORK_COUNTERS = ("dev", "snmp", "snmp6", "sockstat")  # traffic on loopback or none, v4 and v6; TIME_WAIT
 
 
 def forbid_posix_queues() -> str | None:
@@ -201,10 +219,6 @@ def host_unix_sockets() -> list[str]:
 def mask(path: str) -> None:
     """Bind /dev/null over a file (a socket): connect() on its path then fails."""
     mount("/dev/null", path, None, MS_BIND)
-
-
-_REMOVE = {"shm": lambda i: _libc.shmctl(i, IPC_RMID, None), "sem": lambda i: _libc.semctl(i, 0, IPC_RMID),
-           "msg": lambda i: _libc.msgctl(i, IPC_RMID, None)}
 
 
 def mount_proc() -> None:

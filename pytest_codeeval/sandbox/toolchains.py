@@ -4,6 +4,7 @@ built toolchain artefacts (C++'s precompiled header, Go's seeded build cache, GH
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pwd
@@ -15,7 +16,13 @@ HOME_TOOLCHAINS = ((".rustup", "RUSTUP_HOME", "toolchains"), (".cache/pytest-cod
 
 
 def real_home() -> str:
-    return os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)  # the real one: pytester moves HOME
+    """The user's home directory: its passwd entry's, whatever HOME says (pytester moves HOME); HOME for a uid that
+    has no entry (a container run with an arbitrary uid)."""
+    try:
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        home = os.environ.get("HOME") or "/"
+    return os.path.realpath(home)
 
 
 def cache_dir() -> str:
@@ -29,8 +36,8 @@ def built_once(name: str, marker: str, build: Callable[[str], bool]) -> str | No
     """The directory `name` under cache_dir, filled by `build(directory)` once per machine (under a lock for
     parallel workers; `marker`, a file in it, says it is done); None where it cannot be built (samples are then
     built as they would be without it)."""
-    directory = os.path.join(cache_dir(), name)
     try:
+        directory = os.path.join(cache_dir(), name)  # not where the home directory cannot be written
         if not os.path.exists(os.path.join(directory, marker)):
             os.makedirs(directory + ".lock", exist_ok=True)
             with open(os.path.join(directory + ".lock", "lock"), "w") as lock:
@@ -63,7 +70,8 @@ def compiled_once(name: str, source: str, text: str, compile: Callable[[str, str
 def toolchain_paths() -> tuple[str, ...]:
     """The toolchain directories of HOME_TOOLCHAINS that exist and lie under the home directory."""
     home = real_home()
-    cache_dir()
+    with contextlib.suppress(OSError):
+        cache_dir()
     paths = (
         os.path.realpath(os.path.join(os.environ.get(variable) or os.path.join(home, name), part))
         for name, variable, part in HOME_TOOLCHAINS

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pwd
 import select
 import signal
 import stat
@@ -21,6 +20,7 @@ from pytest_codeeval.sandbox import binds, cgroups, isolation, tracebacks
 from pytest_codeeval.sandbox.backstop import Backstop
 from pytest_codeeval.sandbox.child import SETUP_FAILED, ChildSpec, become_sample, configure_streams, rlimits
 from pytest_codeeval.sandbox.protocol import RUN_MARK, receive, send, write_all
+from pytest_codeeval.sandbox.toolchains import real_home
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/var/tmp")
 # Where the host's daemons keep their Unix sockets (Docker's, databases', D-Bus): a read-only mount does not stop
@@ -116,7 +116,7 @@ class Phases:
 
 class Zygote:
     def __init__(self, namespaced: bool, uid: int | None, layers: dict[str, str], kept: list[str],
-                 cgroup: cgroups.Cgroup | None) -> None:
+                 cgroup: cgroups.Cgroup | None, private_network: bool) -> None:
         self.namespaced = namespaced
         self.kept = kept  # interpreter paths bound read-only inside the private directories: never wiped
         self.needed = isolation.exposed_paths() if namespaced else []  # what `isolation.cover` keeps
@@ -141,8 +141,8 @@ class Zygote:
         self.written: list[str] = []  # names of the files this zygote wrote into the scratch directory
         self.private_dirs = [d for d in PRIVATE_DIRS if namespaced and os.path.isdir(d)]
         self.poller = select.epoll(4)  # one for the zygote's life: each sample registers its descriptors
-        # The namespace's System V IPC objects (a private namespace: never the host's), emptied after each sample.
-        self.ipc = isolation.IpcObjects() if namespaced else None
+        # What a sample leaves in the namespaces (IPC objects, sockets, counters, the last PID): gone after each one
+        self.traces = isolation.Traces(private_network) if namespaced else None
         bindir = os.path.dirname(sys.executable)
         self.path_env = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
         # In the namespaces every sample's environment is the same: `main` makes it the zygote's own, forks inherit it.
@@ -359,8 +359,8 @@ class Zygote:
             if _left_behind(directory, self.kept):
                 self.kept = [k for k in self.kept if not k.startswith(directory + "/")]
                 self.kept += isolation.renew(directory, self.needed)
-        if self.ipc is not None:
-            self.ipc.remove_all()
+        if self.traces is not None:
+            self.traces.clear()
         if self.keyrings is not None:
             self.keyrings.clear()
 
@@ -454,13 +454,13 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     namespaced = False
     # a uid of this zygote's own on the host: RLIMIT_NPROC, keyrings and kill() stay per zygote
     worker_uid, uid_note = isolation.UID_BASE + os.getpid() % isolation.UID_COUNT, ""
-    if os.getuid() == 0 and level != "basic":  # (root alone drops to it, in the namespaces) held for life
+    root = os.getuid() == 0  # read before a user namespace (where this uid would be 0) is entered
+    if root and level != "basic":  # (root alone drops to it, in the namespaces) held for life
         try:
             worker_uid, _ = isolation.claim_uid(os.getpid())
         except OSError as exc:
             uid_note = f"; not reserved: {exc}"
-    # the real home, whatever HOME says (pytester moves HOME), read before a user namespace makes this uid 0
-    home = pwd.getpwuid(os.getuid()).pw_dir
+    home = real_home()  # read before a user namespace makes this uid 0
     group, layers["control group"] = (None, "off (left out)") if "control group" in LEFT_OUT else \
         cgroups.create(f"codeeval-{os.getpid()}")  # before leaving the host's mounts
     if level == "basic":
@@ -494,7 +494,6 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
                 layers["network namespace"] = "on (a private loopback only: the host's network and services unreachable)"
             except OSError as exc:
                 layers["network namespace"] = f"on (no interfaces up; loopback refused: {exc})"
-        root = os.getuid() == 0
         filesystem, kept = _filesystem(
             network=level == "network", sockets=sockets, uid=worker_uid if root else None, home=home
         )
@@ -503,7 +502,7 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
     uid = None
-    if namespaced and os.getuid() == 0 and not layers["home hidden"].startswith("off"):
+    if namespaced and root and not layers["home hidden"].startswith("off"):
         uid = worker_uid
         layers["unprivileged uid"] = f"on (uid {uid}, no capabilities, no new privileges{uid_note})"
     else:
@@ -528,7 +527,7 @@ def _first_out_of_memory() -> str:
 def _lasting_ipc() -> str:
     refused = isolation.forbid_posix_queues()
     queues = f"POSIX message queues allowed: {refused}" if refused else "no POSIX message queues"
-    return f"on (System V objects removed after each sample; {queues})"
+    return f"on (a new IPC namespace for each sample; {queues})"
 
 
 def _filesystem(network: bool, sockets: list[str], uid: int | None, home: str) -> tuple[dict[str, str], list[str]]:
@@ -616,7 +615,7 @@ def main() -> None:
         __import__(name)
     namespaced, uid, layers, kept, group = _setup(level, proto)
     isolation.prctl(isolation.PR_SET_NO_NEW_PRIVS, 1)  # inherited by every sample: setuid binaries cannot raise it
-    zygote = Zygote(namespaced, uid, layers, kept, group)
+    zygote = Zygote(namespaced, uid, layers, kept, group, private_network=level == "strict")
     # After the keyring set-up: no set-up follows
     layers["no user namespaces"] = "off (left out)" if "no user namespaces" in LEFT_OUT else isolation.forbid_user_namespaces()
     if zygote.env is not None:  # the sample environment is the same for every sample: set once, inherited by each fork

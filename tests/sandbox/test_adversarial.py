@@ -5,6 +5,7 @@ forks, memory grabs are a few GiB at most, and the targets are canary files made
 
 from __future__ import annotations
 
+import itertools
 import os
 import pwd
 import re
@@ -300,6 +301,32 @@ def test_no_ipc_object_outlives_its_sample() -> None:
     assert judge(LEAVE_IPC).status == "passed"
     outcome = judge(FIND_IPC)
     assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
+
+
+LEAVE_TRACES = (  # a socket in TIME_WAIT (its ports chosen: data), System V ids drawn on, its PID known
+    "import ctypes, socket\nlibc = ctypes.CDLL(None)\n"
+    "server = socket.socket()\nserver.bind(('127.0.0.1', 4242))\nserver.listen()\n"
+    "client = socket.socket()\nclient.bind(('127.0.0.1', 4343))\nclient.connect(('127.0.0.1', 4242))\n"
+    "accepted, _ = server.accept()\nclient.close()\naccepted.close()\nserver.close()\n"
+    "for _ in range(5):\n    libc.shmctl(libc.shmget(0, 4096, 0o1000 | 0o600), 0, None)\n"
+)
+FIND_TRACES = (
+    "import ctypes\nlibc = ctypes.CDLL(None)\n"
+    "assert open('/proc/net/tcp').read().splitlines()[1:] == []\n"
+    "assert ' tw 0 ' in open('/proc/net/sockstat').read()\n"
+    "assert libc.shmget(0, 4096, 0o1000 | 0o600) == 0  # a new namespace's first id\n"
+)
+
+
+def test_a_sample_leaves_nothing_in_the_namespaces_for_the_next_one_to_read() -> None:
+    """Beside files and IPC objects, a sample could leave the next one (its own decoy run) data in a socket in
+    TIME_WAIT (its two ports), in the sequence System V ids are drawn from, or in the PID it leaves last: none of
+    them reaches the next sample."""
+    assert judge(LEAVE_TRACES).status == "passed"
+    outcome = judge(FIND_TRACES)
+    assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output
+    pids = [int(judge("import os\nprint(os.getpid())").output.split()[0]) for _ in range(5)]
+    assert not all(0 < later - earlier < 1000 for earlier, later in itertools.pairwise(pids)), pids
 
 
 @pytest.mark.parametrize("level", LEVELS)
