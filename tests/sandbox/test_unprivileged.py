@@ -20,7 +20,7 @@ JUDGED = """
 from pytest_codeeval.runners import get_runner
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import Limits
-executor = get_executor("strict")
+executor = get_executor("{level}")
 print(executor.layers()["user namespace"])
 for program in ("def f():\\n    return 1\\nassert f() == 1\\n", "def f():\\n    return 2\\nassert f() == 1\\n"):
     outcome = get_runner("python").run(program, Limits(cpu_seconds=2), executor)
@@ -54,7 +54,8 @@ def python_for(home: str) -> str | None:
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root, to run the sandbox as another user")
-def test_a_user_who_is_not_root_gets_verdicts() -> None:
+@pytest.mark.parametrize("level", ["strict", "network"])
+def test_a_user_who_is_not_root_gets_verdicts(level: str) -> None:
     home = tempfile.mkdtemp(prefix="codeeval-home-")
     try:
         os.chmod(home, 0o755)
@@ -62,7 +63,7 @@ def test_a_user_who_is_not_root_gets_verdicts() -> None:
         python = python_for(home)
         if python is None:
             pytest.skip(f"no Python {sys.version_info[:2]} that uid {UID} can run with {ROOT} importable")
-        judged = as_user(python, JUDGED, home)
+        judged = as_user(python, JUDGED.replace("{level}", level), home)
     finally:
         shutil.rmtree(home)
     assert judged.returncode == 0, judged.stderr
