@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -12,7 +11,7 @@ from pytest_codeeval.languages.base import NAMED_LINE, Language
 from pytest_codeeval.languages.cfamily import CFamily
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body
 from pytest_codeeval.sandbox.api import ExecResult, Limits
-from pytest_codeeval.sandbox.toolchains import compiled_once
+from pytest_codeeval.sandbox.toolchains import compiled_once, tool_version
 
 MULTIPLE_HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 _ASSERT = re.compile(r"Assertion [`'](.*)' failed", re.DOTALL)
@@ -133,9 +132,7 @@ class Cpp(CFamily, Language):
 def precompiled_header() -> str | None:
     """MULTIPLE_HEADERS as a header precompiled with this g++ and these flags (built once per machine); None if it
     cannot be built (samples then compile as they would anyway)."""
-    try:
-        version = subprocess.run(["g++", "-dumpfullversion"], capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
+    if (version := tool_version(["g++", "-dumpfullversion"])) is None:
         return None
 
     def compile(header: str, output: str) -> list[str]:

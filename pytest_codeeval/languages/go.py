@@ -18,7 +18,7 @@ from pytest_codeeval.languages.proof import Proven, disabled_line
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.languages.typed import TypedLanguage
 from pytest_codeeval.sandbox.api import ExecResult, Limits
-from pytest_codeeval.sandbox.toolchains import built_once
+from pytest_codeeval.sandbox.toolchains import built_once, tool_version
 
 # parameter names that are Go's types (MultiPL-E's replacements)
 _RENAMED = {"string": "myString", "int": "myInt", "float": "myFloat", "bool": "myBool"}
@@ -270,9 +270,7 @@ def warm_cache(env: dict[str, str], warm_up: str) -> str | None:
 
 @lru_cache(maxsize=4)
 def _warm_cache(env: tuple[tuple[str, str], ...], warm_up: str) -> str | None:
-    try:
-        version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, timeout=60).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
+    if (version := tool_version(["go", "env", "GOVERSION"])) is None:
         return None
 
     def build(directory: str) -> bool:

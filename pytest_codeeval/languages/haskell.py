@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -16,7 +15,7 @@ from pytest_codeeval.languages.base import CHOICE, NAMED_LINE, Language, describ
 from pytest_codeeval.languages.coerced import Coerced
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append
 from pytest_codeeval.sandbox.api import ExecResult, Limits
-from pytest_codeeval.sandbox.toolchains import compiled_once
+from pytest_codeeval.sandbox.toolchains import compiled_once, tool_version
 
 # what a failing `error` call and an uncaught exception print: "program: message", then GHC's call stack
 _RAISED = re.compile(r"^program: (.*?)(?:\nCallStack \(from HasCallStack\):|\Z)", re.MULTILINE | re.DOTALL)
@@ -52,16 +51,14 @@ int main(int argc, char *argv[])
 def main_object() -> str | None:
     """GHC_MAIN compiled by this ghc (once per machine), linked in place of the one GHC would compile for every
     sample (`-no-hs-main`); None if it cannot be built (samples then link as they would anyway)."""
-    try:
-        version = subprocess.run(["ghc", "--numeric-version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
+    if (version := tool_version(["ghc", "--numeric-version"])) is None:
         return None
 
     def compile(source: str, output: str) -> list[str]:
         return ["ghc", "-dynamic", "-c", source, "-o", output]
 
     digest = hashlib.sha256(GHC_MAIN.encode()).hexdigest()[:12]
-    directory = compiled_once(f"ghc-main-{version.strip()}-{digest}", "main.c", GHC_MAIN, compile, "main.o")
+    directory = compiled_once(f"ghc-main-{version}-{digest}", "main.c", GHC_MAIN, compile, "main.o")
     return os.path.join(directory, "main.o") if directory else None
 
 

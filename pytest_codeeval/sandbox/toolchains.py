@@ -32,6 +32,14 @@ def cache_dir() -> str:
     return path
 
 
+def tool_version(command: list[str]) -> str | None:
+    """What `command` prints, the toolchain's version that names its artefacts' directory; None where it cannot run."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
 def built_once(name: str, marker: str, build: Callable[[str], bool]) -> str | None:
     """The directory `name` under cache_dir, filled by `build(directory)` once per machine (under a lock for
     parallel workers; `marker`, a file in it, says it is done); None where it cannot be built (samples are then
