@@ -87,9 +87,10 @@ def interrupt_when(
     import time
 
     out_path = cwd / "out.txt"
-    with out_path.open("wb") as out:
+    with out_path.open("wb") as out:  # faulthandler: a run that does not end shows where each thread is (below)
         process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                   env=env)
+                                   env={**(env if env is not None else os.environ), "PYTHONFAULTHANDLER": "1"},
+                                   preexec_fn=_default_sigint)
         deadline = time.monotonic() + wait
         while not ready(out_path) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -103,11 +104,40 @@ def interrupt_when(
         try:
             status = process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            raise AssertionError("still running 60 s after SIGINT:\n" + out_path.read_text()[-3000:]) from None
+            raise AssertionError("still running 60 s after SIGINT:\n" + _hung(process) + _ends(out_path.read_text())) from None
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
     return status, time.monotonic() - sent, out_path.read_text()
+
+
+def _ends(text: str) -> str:
+    return text if len(text) < 12000 else f"{text[:4000]}\n[...]\n{text[-8000:]}"
+
+
+def _default_sigint() -> None:
+    """Ctrl-C as a terminal's: a shell's background job (a CI step started with `&`) inherits SIGINT ignored, and a
+    Python process that starts with it ignored never raises KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _hung(process: Any) -> str:
+    """What a run that does not end is waiting for: its processes (with the kernel function each sleeps in), then
+    each of its Python threads' stack (faulthandler's, on SIGABRT; in the output that follows)."""
+    import os
+    import signal
+    import subprocess
+
+    tree = subprocess.run(["ps", "-e", "-o", "pid,ppid,sid,stat,wchan:32,etimes,args"], capture_output=True,
+                          text=True).stdout
+    rows = [row for row in tree.splitlines()[1:] if row.split()[2] == str(process.pid) or "sandbox.zygote" in row]
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGABRT)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+    return "processes:\n" + "\n".join(tree.splitlines()[:1] + rows) + "\noutput:\n"
 
 
 def fake_generation(monkeypatch: Any, generate: Callable[[str, list], tuple[dict, Any]]) -> None:

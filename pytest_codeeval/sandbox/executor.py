@@ -8,6 +8,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 from pytest_codeeval.sandbox.api import SANDBOX_LEVELS, ExecRequest, ExecResult
@@ -15,6 +16,7 @@ from pytest_codeeval.sandbox.protocol import receive, send
 from pytest_codeeval.sandbox.toolchains import toolchain_paths
 
 REPLY_GRACE = 30.0  # seconds beyond a sample's wall bound before the zygote itself is presumed hung
+KILL_POLL = 0.1  # seconds between looks at `kill` while a reply is awaited
 
 
 def zygote_environment() -> dict[str, str]:
@@ -72,10 +74,18 @@ class ZygoteExecutor:
             return self._proc
 
     def _receive(self, timeout: float) -> dict[str, Any] | None:
+        """The zygote's next message; None at end-of-file, after `timeout` s, or once `kill` ran: a process that
+        outlived its killed launcher may still hold the pipe, and the run's end must not wait for it."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], timeout)
-        return receive(fd) if ready else None
+        deadline = time.monotonic() + timeout
+        while not self._killed:
+            ready, _, _ = select.select([fd], [], [], min(KILL_POLL, max(0.0, deadline - time.monotonic())))
+            if ready:
+                return receive(fd)
+            if time.monotonic() >= deadline:
+                return None
+        return None
 
     def layers(self) -> dict[str, str]:
         """Each isolation layer and its state: 'on ...', 'off (why)', 'not needed (why)'."""

@@ -9,6 +9,8 @@ import contextlib
 import ctypes
 import os
 import secrets
+import select
+import signal
 import stat
 import sys
 
@@ -50,6 +52,24 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
 
 def prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+def fork_dying_with_parent() -> int:
+    """`os.fork()`, the child killed when this process dies. The parent-death signal can only be asked for in the
+    child, after the fork: a parent killed before that (an executor's `kill` while its zygote starts) would leave the
+    child running on, orphaned. So the child also checks a pipe that only the parent holds open: end-of-file there
+    means the parent is already gone."""
+    alive_r, alive_w = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(alive_r)  # `alive_w` stays open as long as this process lives
+        return pid
+    os.close(alive_w)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if select.select([alive_r], [], [], 0)[0]:  # readable: end-of-file, the parent died before the line above
+        os._exit(1)
+    os.close(alive_r)
+    return 0
 
 
 def enter_namespaces(network: bool) -> dict[str, str]:

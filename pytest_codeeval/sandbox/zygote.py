@@ -473,7 +473,7 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
         except OSError as exc:
             layers["namespaces"] = f"off ({exc}); without them: no filesystem, network or PID isolation"
     if namespaced:
-        pid = os.fork()
+        pid = isolation.fork_dying_with_parent()
         if pid:  # the launcher stays outside; the zygote below is PID 1 of the new namespace
             for fd in proto:
                 os.close(fd)
@@ -481,7 +481,6 @@ def _setup(level: str, proto: tuple[int, int]) -> tuple[bool, int | None, dict[s
             if group is not None:
                 group.remove()
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
     if group is not None:
         try:
             group.join()

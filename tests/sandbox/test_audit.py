@@ -210,7 +210,8 @@ def test_memory_outside_the_address_space_is_bounded() -> None:
     program = ("import os\nfd = os.memfd_create('hold')\nos.posix_fallocate(fd, 0, 3 << 30)\nprint('held 3 GiB')\n")
     outcome = judge(program)
     assert "held 3 GiB" not in outcome.output and outcome.status == "failed", outcome
-    assert judge("x = bytearray(1 << 30)\nprint(len(x))").status == "passed"  # within the limit, as before
+    # within the limit, as before; zeroing a GiB takes 0.8 s of CPU here, more beside a busy neighbour: time is not the subject
+    assert judge("x = bytearray(1 << 30)\nprint(len(x))", cpu=10).status == "passed"
 
 
 # -- 4. the host's terminals -----------------------------------------------------------------------------------------
