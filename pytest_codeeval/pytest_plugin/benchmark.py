@@ -125,12 +125,13 @@ class Selection:
         return name in self._own_tasks() or name.lower() in keyword_names(self._config.option.keyword)
 
     def check_tasks(self) -> None:
-        """Unknown task names, a named task that cannot run in this version, and a source that does not fit its
-        tasks (`SolutionSource.checked_first`: a file's task_ids) are usage errors, found before anything is
-        collected (on the xdist controller too)."""
+        """Unknown task names, a named task that cannot run in this version or on this machine (its toolchain
+        missing), and a source that does not fit its tasks (`SolutionSource.checked_first`: a file's task_ids) are
+        usage errors, found before anything is collected (on the xdist controller too)."""
         names = self.task_names()
         for name in set(names) & set(self._settings.tasks):  # named, not matched by a glob
-            reason = self._tasks.task(name).unsupported()
+            task = self._tasks.task(name)
+            reason = task.unsupported() or task.unavailable()
             if reason:
                 raise CodeevalError(f"{name}: {reason}")
         if not self._tasks.source.checked_first:
@@ -154,15 +155,18 @@ class Selection:
         return nodeid_selected(nodeid, self.explicit_ids)
 
     def check_found(self, nodeids: set[str]) -> None:
-        """Every node id named on the command line matched an item: otherwise one line says what the run has."""
+        """Every node id named on the command line matched an item: otherwise one line says what the run has. The
+        root itself is always there: a run whose every task was skipped (each skip says why) found it."""
         for wanted in self.explicit_ids:
-            if not any(i == wanted or i.startswith(wanted + "::") for i in nodeids):
+            if wanted != ROOT_NAME and not any(i == wanted or i.startswith(wanted + "::") for i in nodeids):
                 raise CodeevalError(f"not found: {wanted} ({self._why_missing(wanted)})")
 
     def _why_missing(self, nodeid: str) -> str:
         parts = nodeid.split("::")
         task = parts[1] if len(parts) > 1 else ""
         if task not in self.task_names():
+            if task in self._tasks.registry.names():
+                return f"no task {task!r} in this run: --codeeval-tasks={task} adds it"
             return f"no task {task!r} in this run" if task else "no such task, problem or sample in this run"
         problem = next((p for p in self._tasks.problems(task) if len(parts) > 2 and p.id == parts[2]), None)
         if problem is None:

@@ -350,6 +350,22 @@ def test_other_languages_run_for_real(pytester: pytest.Pytester, language: str) 
     result.stdout.fnmatch_lines(["failed: *error*"])  # the program that is not code: a compile or syntax error
 
 
+def test_a_missing_toolchain_is_one_line_for_a_named_task_and_a_skip_for_a_matched_one(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its prompts and rows need no toolchain (the tests above run without Go); running its programs does."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    names = ["humanevalsynthesize-go", "humanevalfixtests-go"]
+    named = pytester.runpytest_subprocess("--codeeval-model=reference", f"--codeeval-tasks={names[0]}",
+                                          *dataset_args(names, pytester.path), "-n", "2")
+    assert named.ret == pytest.ExitCode.USAGE_ERROR
+    named.stderr.fnmatch_lines(["ERROR: humanevalsynthesize-go: Go toolchain not installed (go not found): apt-get*"])
+    matched = pytester.runpytest_subprocess("--codeeval-model=reference", "--codeeval-tasks=humaneval*-go",
+                                            *dataset_args(names, pytester.path))
+    matched.stdout.fnmatch_lines(["codeeval: skipped * humaneval*-go*: Go toolchain not installed (go not found)*"])
+    assert matched.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
 def test_prompt_option_reaches_the_tasks_that_take_one(pytester: pytest.Pytester) -> None:
     bad = pytester.runpytest("--codeeval-model=reference", "--codeeval-tasks=humanevalsynthesize-python",
                              "--codeeval-prompt=instrut", *dataset_args(["humanevalsynthesize-python"], pytester.path))

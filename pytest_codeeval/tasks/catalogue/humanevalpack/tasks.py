@@ -91,17 +91,12 @@ class HumanEvalPack(Task):
 class PackProgram(HumanEvalPack):
     """The scenarios whose answer is code, judged by running the problem's tests."""
 
-    def get_dataset(self) -> Sequence[Doc]:
-        self.check_toolchain()
-        return super().get_dataset()
-
-    def check_toolchain(self) -> None:
-        """Before any data loads: this machine can run the language's programs, or one line says what to install."""
+    def unavailable(self, doc: Doc | None = None) -> str | None:
+        """What to install where this machine cannot run the language's programs: a named task is a usage error,
+        one matched by a glob is skipped (its prompts and rows are still made)."""
         from pytest_codeeval.runners import get_runner
 
-        missing = get_runner(self.language).unavailable()
-        if missing:
-            raise CodeevalError(f"task {self.name!r}: {missing}")
+        return get_runner(self.language).unavailable()
 
     def solution_prefix(self, doc: Doc) -> str:
         """The code a solution starts with: a completion continues it."""
@@ -242,7 +237,6 @@ class ExplainSynthesize(PackProgram):
         self.load_data_path = Path(load_data_path) if load_data_path else None
 
     def get_dataset(self) -> Sequence[Doc]:
-        self.check_toolchain()
         rows = self.hub_rows()
         if self.load_data_path is not None:
             described = read_descriptions(self.load_data_path, self.describe_task, rows)
