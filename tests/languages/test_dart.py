@@ -137,7 +137,7 @@ def test_verdicts_read_from_dart_s_reports(result: ExecResult, verdict: tuple[st
 
 
 @pytest.mark.skipif(shutil.which("dart") is not None, reason="dart is installed here")
-def test_multiple_dart_skips_naming_where_to_get_dart(
+def test_multiple_dart_without_dart_names_where_to_get_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
@@ -146,8 +146,8 @@ def test_multiple_dart_skips_naming_where_to_get_dart(
         pytester.path / "gen.jsonl",
         [{"task": "multiple-dart", "task_id": "HumanEval_0_has_close_elements", "completion": completions["dart"]["ok"]}],
     )
-    result = pytester.runpytest("--codeeval-load-generations=gen.jsonl", "--codeeval-tasks=multiple-dart", "-rs")
-    result.stdout.fnmatch_lines(
-        ["*multiple-dart: Dart is not packaged by Debian: install the Dart SDK from https://dart.dev/get-dart*"]
+    result = pytester.runpytest("--codeeval-load-generations=gen.jsonl", "--codeeval-tasks=multiple-dart")
+    result.stderr.fnmatch_lines(
+        ["ERROR: multiple-dart: Dart is not packaged by Debian: install the Dart SDK from https://dart.dev/get-dart*"]
     )
-    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -326,7 +326,7 @@ def test_a_node_id_the_generations_file_lacks_says_what_it_has(pytester: pytest.
         ("codeeval::humaneval::HumanEval/1::sample5", f"*not found: codeeval::humaneval::HumanEval/1::sample5 (the generations file {path} has 2 samples of HumanEval/1: sample0 to sample1)"),
         ("codeeval::humaneval::HumanEval/9::sample0", "*(the generations file * has 0 samples of HumanEval/9)"),
         ("codeeval::humaneval::Nope/1", "*(task 'humaneval' has no problem 'Nope/1' in this run)"),
-        ("codeeval::mbpp::1::sample0", "*(no task 'mbpp' in this run)"),
+        ("codeeval::mbpp::1::sample0", "*(no task 'mbpp' in this run: --codeeval-tasks=mbpp adds it)"),
     ):
         result = pytester.runpytest(wanted, f"--codeeval-load-generations={path}", "--codeeval-tasks=humaneval")
         assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_codeeval.tasks import loading
 from pytest_codeeval.tasks.base import Doc, Task
-from pytest_codeeval.tasks.loading import hub_reachable
 
 if TYPE_CHECKING:
     from pytest_codeeval.tasks.registry import TaskRegistry
@@ -52,7 +52,8 @@ class HumanEval(Task):
     required_fields = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
 
     def get_dataset(self) -> Sequence[Doc]:
-        if self.dataset_override is None and not hub_reachable():
+        # looked up at each call, as every task does: a module bound once would keep a test's replacement for good
+        if self.dataset_override is None and not loading.hub_reachable():
             return packaged_problems()
         return self.hub_rows()
 

@@ -69,8 +69,10 @@ def test_a_library_subset_and_a_missing_library(pytester: pytest.Pytester) -> No
     assert list(data["tasks"][TASK]["problems"]) == ["0", "1", "2"]
     result.assert_outcomes(passed=4, skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED * ds1000-all-completion: tensorflow is not installed: pip install 'pytest-codeeval[[]ds1000]'*"])
-    tf = pytester.runpytest_subprocess("--codeeval-model=reference", "--codeeval-tasks=ds1000-tensorflow-completion", "-rs", "-p", "no:cacheprovider")
-    tf.assert_outcomes(skipped=1)  # the whole subset, before its data is looked for
+    # the whole subset, named: a usage error before its data is looked for
+    tf = pytester.runpytest_subprocess("--codeeval-model=reference", "--codeeval-tasks=ds1000-tensorflow-completion", "-p", "no:cacheprovider")
+    assert tf.ret == pytest.ExitCode.USAGE_ERROR
+    tf.stderr.fnmatch_lines(["ERROR: ds1000-tensorflow-completion: tensorflow is not installed: pip install 'pytest-codeeval[[]ds1000]'*"])
 
 
 RELEASE = DATA / "ds1000_data"  # four problems of the original release (Insertion mode): Numpy q0, q1, Pandas q1, Scipy q0

@@ -140,8 +140,9 @@ def test_a_missing_toolchain_stops_a_named_task_and_skips_a_matched_one(
 ) -> None:
     _offline(pytester, monkeypatch)
     monkeypatch.setenv("PATH", "/nonexistent")
-    for xdist in ((), ("-n", "2")):
-        named = pytester.runpytest_subprocess("--codeeval-model=reference", f"--codeeval-tasks=multiple-{name}", *xdist)
+    for naming in ((f"--codeeval-tasks=multiple-{name}",), (f"--codeeval-tasks=multiple-{name}", "-n", "2"),
+                   ("-k", f"multiple-{name}")):
+        named = pytester.runpytest_subprocess("--codeeval-model=reference", *naming)
         assert named.ret == pytest.ExitCode.USAGE_ERROR, named.stdout.str()[-2000:]
         named.stderr.fnmatch_lines([f"ERROR: multiple-{name}: {line}"])
     # the root named too (`pytest codeeval`): every task skipped is no "not found"
