@@ -253,6 +253,8 @@ def test_ctrl_c_keeps_the_finished_completions_and_a_rerun_generates_the_rest(
                 return
             time.sleep(0.01)
 
+    # Python's own handler, as in a terminal: a shell's background job (a CI step started with `&`) ignores SIGINT
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watcher = threading.Thread(target=interrupt, daemon=True)
     watcher.start()
     try:
@@ -261,6 +263,7 @@ def test_ctrl_c_keeps_the_finished_completions_and_a_rerun_generates_the_rest(
     finally:
         stop.set()
         watcher.join()
+        signal.signal(signal.SIGINT, previous)
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()[-3000:]
     kept = cache.read_text().splitlines()
     assert 1 <= len(kept) < 8
