@@ -197,8 +197,16 @@ DATA = Path(__file__).parents[2] / "data"
 # One task of every family that runs offline, with its local rows where it has no packaged data. Left out: the
 # fill-in-the-middle families (santacoder_fim, starcoder_fim, humaneval-infilling-*): the embedded SmolLM2 has no
 # FIM tokens (test_fill_in_the_middle_where_the_model_has_the_tokens).
+def _multipl_e_task() -> str:
+    """MultiPL-E's family in a language this machine runs: Lua where CI installed it, else the shell (a task named
+    without its toolchain is a usage error)."""
+    from pytest_codeeval.languages import get_language
+
+    return next((f"multiple-{name}" for name in ("lua", "sh") if get_language(name).unavailable() is None), "multiple-lua")
+
+
 FAMILIES = {
-    "humaneval": None, "instruct_wizard_humaneval": None, "parity": None, "multiple-lua": None,
+    "humaneval": None, "instruct_wizard_humaneval": None, "parity": None, _multipl_e_task(): None,
     "humanevalplus": "humanevalplus/test.jsonl", "mbpp": "mbpp/test.jsonl", "mbppplus": "mbppplus/test.jsonl",
     "instruct-humaneval": "instructhumaneval/test.jsonl", "apps-introductory": "apps/apps_test.jsonl",
     "conala": "conala/conala.jsonl", "concode": "conala/concode.jsonl",
