@@ -129,7 +129,7 @@ class Selection:
         missing), and a source that does not fit its tasks (`SolutionSource.checked_first`: a file's task_ids) are
         usage errors, found before anything is collected (on the xdist controller too)."""
         names = self.task_names()
-        for name in set(names) & set(self._settings.tasks):  # named, not matched by a glob
+        for name in filter(self.named, names):  # not matched by a glob
             task = self._tasks.task(name)
             reason = task.unsupported() or task.unavailable()
             if reason:

@@ -74,8 +74,6 @@ class TaskCollector(pytest.Module):
             reason, unsolved = exc.reason, 0
         except CodeevalError as exc:
             raise bad_input(self, exc) from None
-        if reason and self.benchmark.selection.named(self.name):  # by -k or a generations file (else: check_tasks)
-            raise bad_input(self, CodeevalError(f"{self.name}: {reason}")) from None
         if unsolved and unsolved == len(problems):
             if self.benchmark.selection.named(self.name):
                 raise bad_input(self, CodeevalError(f"{self.name}: {NO_SOLUTIONS}")) from None
