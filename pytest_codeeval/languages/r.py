@@ -9,8 +9,8 @@ import subprocess
 from functools import lru_cache
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, line_comments
-from pytest_codeeval.languages.decoy import Decoy
+from pytest_codeeval.languages.base import Language, line_comments, statement_forms
+from pytest_codeeval.languages.decoy import Decoy, spans
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -73,10 +73,18 @@ class R(Language):
         """Rscript attaches only the default packages that `program` names something of (`attached`)."""
         if not (packages := attached()):  # Rscript could not list them: it attaches every one, as it would
             return super().script(source, limits, program, run)
-        code = _COMMENT_OR_NOT.sub(lambda found: "" if found.group().startswith("#") else found.group(), program)
-        names = set(_WORDS.findall(code))
+        names = self.names(program)
         needed = ",".join(package for package, exports in packages if exports & names) or "NULL"
         return f"export R_DEFAULT_PACKAGES={needed}\n" + super().script(source, limits, program, run)
+
+    def names(self, program: str) -> set[str]:
+        """The words of `program`'s code and strings, its comments and its tests' expected values left out: a decoy
+        changes one expected value (languages/decoy.py), and must get the packages of its real run, or a program
+        could tell the two runs apart by what is attached."""
+        for start, end in reversed(spans(program, 0, statement_forms(type(self)), self.quotes)):
+            program = program[:start] + program[end:]
+        code = _COMMENT_OR_NOT.sub(lambda found: "" if found.group().startswith("#") else found.group(), program)
+        return set(_WORDS.findall(code))
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _ERROR.search(result.stderr + "\n")

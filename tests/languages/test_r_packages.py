@@ -63,6 +63,21 @@ def test_what_a_program_names_resolves_in_the_sandbox(case: str) -> None:
     assert outcome.status == "passed", outcome.output
 
 
+def test_a_decoy_gets_the_packages_of_its_real_run() -> None:
+    """A decoy moves expected values (languages/decoy.py): the only word naming stats here is one of them, and
+    neither run attaches stats, so no program can tell its decoy from its real run by the search path."""
+    language = language_or_skip("r")
+    program = ("f <- function(x) x\ntest_humaneval <- function() {\n    candidate <- f\n"
+               '    stopifnot(isTRUE(all.equal(candidate(1), "median")))\n'
+               "    stopifnot(isTRUE(all.equal(candidate(2), 2)))\n    stopifnot(isTRUE(all.equal(candidate(3), 3)))\n"
+               "}\ntest_humaneval()\n")
+    chosen = {language.script("program.r", Limits(cpu_seconds=5), program)}
+    for _ in range(20):
+        decoy = language.decoy(program, program.index("test_humaneval <- function"))
+        chosen.add(language.script("program.r", Limits(cpu_seconds=5), decoy.text))
+    assert {script.splitlines()[0] for script in chosen} == {"export R_DEFAULT_PACKAGES=NULL"}
+
+
 def test_without_a_listing_rscript_attaches_its_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where Rscript could not list its packages, the program runs as Rscript would run it, every default attached."""
     language = language_or_skip("r")
