@@ -112,6 +112,14 @@ def spans(program: str, tests_at: int, forms: Sequence[Form], quotes: str) -> li
     return found
 
 
+def without_expected(program: str, forms: Sequence[Form], quotes: str) -> str:
+    """`program` with every test statement's expected value left out: what a decoy (which changes one) leaves as it
+    was, so that a run's set-up read from it is the same for the real run and its decoy."""
+    for start, end in reversed(spans(program, 0, forms, quotes)):
+        program = program[:start] + program[end:]
+    return program
+
+
 def expected_in(text: str, start: int, end: int, forms: Sequence[Form], quotes: str) -> Span | None:
     """The expected value of the statement `text[start:end]` (an item of a list of checks), by the first of `forms`
     that spans it whole; None if none does."""

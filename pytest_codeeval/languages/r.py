@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_codeeval.languages.base import Language, line_comments, statement_forms
-from pytest_codeeval.languages.decoy import Decoy, spans
+from pytest_codeeval.languages.decoy import Decoy, without_expected
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -81,8 +81,7 @@ class R(Language):
         """The words of `program`'s code and strings, its comments and its tests' expected values left out: a decoy
         changes one expected value (languages/decoy.py), and must get the packages of its real run, or a program
         could tell the two runs apart by what is attached."""
-        for start, end in reversed(spans(program, 0, statement_forms(type(self)), self.quotes)):
-            program = program[:start] + program[end:]
+        program = without_expected(program, statement_forms(type(self)), self.quotes)
         code = _COMMENT_OR_NOT.sub(lambda found: "" if found.group().startswith("#") else found.group(), program)
         return set(_WORDS.findall(code))
 
