@@ -185,5 +185,8 @@ def light_language() -> tuple[str, frozenset[str]] | None:
     directory = built_once(f"racket-light-{digest}", "heavy.txt", build)
     if directory is None or '"' in directory or "\\" in directory:  # a path `(file "...")` could not hold
         return None
-    with open(os.path.join(directory, "heavy.txt")) as names:
-        return os.path.join(directory, "light.rkt"), frozenset(names.read().split())
+    try:
+        with open(os.path.join(directory, "heavy.txt")) as names:
+            return os.path.join(directory, "light.rkt"), frozenset(names.read().split())
+    except OSError:  # removed meanwhile: programs run in `racket`
+        return None
