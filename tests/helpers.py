@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import re
 import shutil
+from collections import defaultdict
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +158,28 @@ def fake_generation(monkeypatch: Any, generate: Callable[[str, list], tuple[dict
         return engine.Generation([], {}, {}, None, stats, deliver)
 
     monkeypatch.setattr(engine, "start", start)
+
+
+@cache
+def published_programs(language: str) -> dict[str, list[dict]]:
+    """MultiPL-E's published programs of `language` (tests/data/multiple/<language>_davinci_2022.jsonl.gz), each with
+    the status MultiPL-E's evaluator recorded, by problem."""
+    path = Path(__file__).parent / "data" / "multiple" / f"{language}_davinci_2022.jsonl.gz"
+    found: dict[str, list[dict]] = defaultdict(list)
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for row in map(json.loads, lines):
+            found[row["name"]].append(row)
+    return dict(found)
+
+
+def keep_published_verdicts(language: str, problem: str, tests_start: str) -> None:
+    """Each published program of `problem` judged here passes exactly where MultiPL-E recorded OK (its tests begin
+    at `tests_start`)."""
+    from pytest_codeeval.sandbox import get_executor
+    from pytest_codeeval.sandbox.api import Limits
+
+    runner = language_or_skip(language)
+    for row in published_programs(language)[problem]:
+        program = row["program"]
+        outcome = runner.run(program, Limits(cpu_seconds=5), get_executor("strict"), tests_at=program.rindex(tests_start))
+        assert (outcome.status == "passed") == (row["status"] == "OK"), (row["status"], outcome.output[-1500:])

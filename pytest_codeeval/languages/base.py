@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, flip, spans
+from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, flip, spans, without_expected
 from pytest_codeeval.languages.proof import DECOY, DECOY_ELSEWHERE, MARK, NEUTERED, NOT_RUN, Proven, unfinished
 from pytest_codeeval.runners.base import CUT, Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
@@ -145,6 +145,11 @@ class Language(Translator, Runner):
     quotes: ClassVar[str] = "\"'"  # what opens a string in the tests (the decoy's scan skips strings)
     helpers: ClassVar[str | None] = None  # what begins the tests' own helpers after their statements (Dart's)
     negation: ClassVar[str] = "!({})"  # a condition negated, for a decoy of `condition_templates`
+    # What `names` reads a program with: `literal_or_comment` matches, whichever opens first, a string or character
+    # literal (kept) or a comment (dropped: it begins with one of `comment_starts`); `name_pattern`, a name
+    literal_or_comment: ClassVar[re.Pattern[str]] = re.compile(r"(?!)")
+    comment_starts: ClassVar[tuple[str, ...]] = ()
+    name_pattern: ClassVar[re.Pattern[str]] = re.compile(r"\w+")
     # How a failed run's report names where it failed, for `failed_elsewhere`: `failure_line`, a pattern with
     # `{source}` (the source file's name) whose group 1 is a line of the program, or `failure_row`, one whose group 1
     # is the failed statement's index among the tests' statements, from 0 (Go's table rows); neither where the
@@ -196,6 +201,16 @@ class Language(Translator, Runner):
         if self.address_space_bytes is None:
             return limits
         return replace(limits, address_space_bytes=max(limits.address_space(), self.address_space_bytes))
+
+    def names(self, program: str) -> set[str]:
+        """The names `program` may use: the words of its code and strings, not of its comments nor of its tests'
+        expected values. A decoy changes one expected value (languages/decoy.py): a run's set-up chosen from these
+        (R's packages, Racket's language) is its real run's, and cannot tell the program which run it is."""
+        program = without_expected(program, statement_forms(type(self)), self.quotes)
+        code = self.literal_or_comment.sub(
+            lambda found: "" if found.group().startswith(self.comment_starts) else found.group(), program
+        )
+        return set(self.name_pattern.findall(code))
 
     def script(self, source: str, limits: Limits, program: str = "", run: bool = True) -> str:
         """The build's commands and the program's (only the build's, without `run`)."""

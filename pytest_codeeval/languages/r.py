@@ -9,8 +9,8 @@ import subprocess
 from functools import lru_cache
 from typing import Any
 
-from pytest_codeeval.languages.base import Language, line_comments, statement_forms
-from pytest_codeeval.languages.decoy import Decoy, without_expected
+from pytest_codeeval.languages.base import Language, line_comments
+from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, append, disabled_line
 from pytest_codeeval.sandbox.api import ExecResult, Limits
 
@@ -63,6 +63,7 @@ class R(Language):
     tools = ("Rscript",)
     package = "r-base-core"
     terms = ("vector", "list", "list", "named list", "NULL", "TRUE", "FALSE")
+    literal_or_comment, comment_starts, name_pattern = _COMMENT_OR_NOT, ("#",), _WORDS
 
     parameters: tuple[Any, ...] = ()  # the entry point's parameter annotations, set by translate_prompt
 
@@ -70,20 +71,12 @@ class R(Language):
         return ["Rscript", source]
 
     def script(self, source: str, limits: Limits, program: str = "", run: bool = True) -> str:
-        """Rscript attaches only the default packages that `program` names something of (`attached`)."""
+        """Rscript attaches only the default packages that `program` names something of (`attached`, `names`)."""
         if not (packages := attached()):  # Rscript could not list them: it attaches every one, as it would
             return super().script(source, limits, program, run)
         names = self.names(program)
         needed = ",".join(package for package, exports in packages if exports & names) or "NULL"
         return f"export R_DEFAULT_PACKAGES={needed}\n" + super().script(source, limits, program, run)
-
-    def names(self, program: str) -> set[str]:
-        """The words of `program`'s code and strings, its comments and its tests' expected values left out: a decoy
-        changes one expected value (languages/decoy.py), and must get the packages of its real run, or a program
-        could tell the two runs apart by what is attached."""
-        program = without_expected(program, statement_forms(type(self)), self.quotes)
-        code = _COMMENT_OR_NOT.sub(lambda found: "" if found.group().startswith("#") else found.group(), program)
-        return set(_WORDS.findall(code))
 
     def runtime_error(self, result: ExecResult) -> str:
         match = _ERROR.search(result.stderr + "\n")

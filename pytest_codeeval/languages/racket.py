@@ -10,8 +10,7 @@ import subprocess
 from functools import lru_cache
 from typing import Any
 
-from pytest_codeeval.languages.base import MARK, NAMED_LINE, Language, line_comments, statement_forms
-from pytest_codeeval.languages.decoy import without_expected
+from pytest_codeeval.languages.base import MARK, NAMED_LINE, Language, line_comments
 from pytest_codeeval.languages.proof import DONE_OUT, TOKEN_IN, Proven, disabled_line, failed_line, replace_tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 from pytest_codeeval.sandbox.toolchains import built_once, tool_version
@@ -37,7 +36,8 @@ HEAVY_SOURCE = """#lang racket/base
 _FULL = "#lang racket"
 # a character literal, a string (both kept), or a comment (dropped), whichever opens first
 _COMMENT_OR_NOT = re.compile(r'#\\(?:\w+|.)|"(?:\\.|[^"\\])*"|;[^\n]*|#\|.*?\|#', re.DOTALL)
-_DELIMITERS = re.compile(r"[\s()\[\]{}\",'`;]+")
+# a name: whatever stands between two of the reader's delimiters
+_NAME = re.compile(r"[^\s()\[\]{}\",'`;]+")
 
 
 _TESTS_CALLED = re.compile(r"\n\((test-humaneval)\)\s*$")
@@ -75,6 +75,7 @@ class Racket(Language):
     tools = ("racket",)
     package = "racket"
     terms = ("list", "list", "list", "hash", "#f", "#t", "#f")
+    literal_or_comment, comment_starts, name_pattern = _COMMENT_OR_NOT, (";", "#|"), _NAME
     # MultiPL-E's evaluator gives `rkt` its default of 15 s
 
     def run_command(self, source: str, limits: Limits) -> list[str]:
@@ -85,15 +86,13 @@ class Racket(Language):
 
     def lightened(self, program: str) -> str:
         """`program` in the light module language where it begins with `#lang racket` and names nothing outside it
-        (its code and strings; not its comments, nor its tests' expected values, which its decoy changes: both runs
-        get the same language). A module language's names may be redefined by the program, as `racket`'s may."""
+        (`names`: its decoy gets the same language). A module language's names may be redefined by the program, as
+        `racket`'s may."""
         first, newline, rest = program.partition("\n")
         if first.rstrip() != _FULL or (light := light_language()) is None:
             return program
         path, heavy = light
-        code = without_expected(program, statement_forms(type(self)), self.quotes)
-        code = _COMMENT_OR_NOT.sub(lambda found: "" if found.group().startswith((";", "#|")) else found.group(), code)
-        if heavy & set(_DELIMITERS.split(code)):
+        if heavy & self.names(program):
             return program
         return f'#lang s-exp (file "{path}")' + newline + rest
 

@@ -3,25 +3,14 @@ still resolves, what it does not name costs nothing, and a verdict is the one Rs
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
-from collections import defaultdict
-from pathlib import Path
 
 import pytest
-from helpers import language_or_skip
+from helpers import keep_published_verdicts, language_or_skip, published_programs
 
 from pytest_codeeval.languages import r
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import Limits
-
-# MultiPL-E's published R programs (davinci, 2022) with the status its evaluator gave each, by problem
-PUBLISHED = Path(__file__).parents[1] / "data" / "multiple" / "r_davinci_2022.jsonl.gz"
-BY_PROBLEM: dict[str, list[dict]] = defaultdict(list)
-with gzip.open(PUBLISHED, "rt", encoding="utf-8") as lines:
-    for line in lines:
-        BY_PROBLEM[json.loads(line)["name"]].append(json.loads(line))
 
 # (program, the packages it gets, in Rscript's own order)
 CHOSEN = {
@@ -85,13 +74,8 @@ def test_without_a_listing_rscript_attaches_its_defaults(monkeypatch: pytest.Mon
     assert "R_DEFAULT_PACKAGES" not in language.script("program.r", Limits(cpu_seconds=5), "median(1)\n")
 
 
-@pytest.mark.parametrize("problem", sorted(BY_PROBLEM))
+@pytest.mark.parametrize("problem", sorted(published_programs("r")))
 def test_published_programs_keep_multipl_es_verdicts(problem: str) -> None:
     """305 programs of a real model, nearly all given no package or one: each verdict is still the one MultiPL-E's
     evaluator recorded under Rscript's defaults (OK a pass, anything else a failure)."""
-    language = language_or_skip("r")
-    for row in BY_PROBLEM[problem]:
-        program = row["program"]
-        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
-                               tests_at=program.rindex("test_humaneval <- function"))
-        assert (outcome.status == "passed") == (row["status"] == "OK"), (row["status"], outcome.output[-1500:])
+    keep_published_verdicts("r", problem, "test_humaneval <- function")

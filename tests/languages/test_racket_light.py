@@ -3,24 +3,12 @@ module language of just them (languages/racket.py, `lightened`), with the verdic
 
 from __future__ import annotations
 
-import gzip
-import json
-from collections import defaultdict
-from pathlib import Path
-
 import pytest
-from helpers import language_or_skip
+from helpers import keep_published_verdicts, language_or_skip, published_programs
 
 from pytest_codeeval.languages import racket
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import Limits
-
-# MultiPL-E's published Racket programs (davinci, 2022) with the status its evaluator gave each, by problem
-PUBLISHED = Path(__file__).parents[1] / "data" / "multiple" / "rkt_davinci_2022.jsonl.gz"
-BY_PROBLEM: dict[str, list[dict]] = defaultdict(list)
-with gzip.open(PUBLISHED, "rt", encoding="utf-8") as lines:
-    for line in lines:
-        BY_PROBLEM[json.loads(line)["name"]].append(json.loads(line))
 
 TESTS = ("\n(require rackunit)\n\n(define (test-humaneval) \n  (let (( candidate f))\n"
          "    (check-within (candidate 1) 2 0.001)\n    (check-within (candidate 2) 3 0.001)\n))\n\n(test-humaneval)")
@@ -77,13 +65,8 @@ def test_a_decoy_runs_in_its_real_run_s_language() -> None:
     assert len(firsts) == 1 and firsts.pop().startswith("#lang s-exp")
 
 
-@pytest.mark.parametrize("problem", sorted(BY_PROBLEM))
+@pytest.mark.parametrize("problem", sorted(published_programs("rkt")))
 def test_published_programs_keep_multipl_es_verdicts(problem: str) -> None:
     """69 programs of a real model, nearly all of them light: each verdict is the one MultiPL-E's evaluator recorded
     under `racket` (OK a pass, anything else a failure)."""
-    language = language_or_skip("rkt")
-    for row in BY_PROBLEM[problem]:
-        program = row["program"]
-        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
-                               tests_at=program.find("(require rackunit)"))
-        assert (outcome.status == "passed") == (row["status"] == "OK"), (row["status"], outcome.output[-1500:])
+    keep_published_verdicts("rkt", problem, "(require rackunit)")
