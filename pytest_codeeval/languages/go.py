@@ -36,10 +36,14 @@ PROOF_FILE = "codeeval_proof_test.go"
 # The linker writes no symbol table and no DWARF (a third of its time): panics' tracebacks come from the runtime's own
 # tables, unchanged; vet still runs, as `go test` runs it for MultiPL-E (a program it rejects fails the build)
 BUILD_FLAGS = ("-ldflags=-s -w",)
+# The toolchain's processes (the `go` command, the compiler, vet, the linker) collect their garbage at 4 times
+# their live heap rather than Go's 2: a build's whole heap stays below 100 MB, and the build takes 15% less time.
+# Only the build: the program's run keeps Go's defaults.
+BUILD_ENV = ("env", "GOGC=400")
 # The shared cache, read-only in the sandbox, is the sample's build cache in place: `go` reads what it holds and
-# builds the rest in its work directory, its writes to the cache failing silently (its copy cost a build 0.1 s, as
-# much as the compile). Where the sandbox leaves it writable (`--codeeval-sandbox=basic`), the sample gets a
-# copy instead, so that no sample adds to it or changes it for the next.
+# builds the rest in its work directory, its writes to the cache failing silently (its copy cost 15 ms a sample in
+# the sandbox, 30 to 60 ms for HumanEvalPack's with testify). Where the sandbox leaves it writable
+# (`--codeeval-sandbox=basic`), the sample gets a copy instead, so that no sample adds to it or changes it.
 SEED = 'if [ -w "$1" ]; then cp -R "$1" "$2"; else ln -s "$1" "$2"; fi'
 _PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
 _TEST_FUNCTION = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.MULTILINE)
@@ -145,7 +149,7 @@ class Go(TypedLanguage, Language):
         # without compiling `testing` and `fmt` (vetting them, for HumanEvalPack testify) again for every sample
         seed = [["sh", "-c", SEED, "seed", warm, self.env["GOCACHE"]]] if warm else []
         proof = [PROOF_FILE] if program and self.proof(program) else []
-        return [*seed, ["go", "test", *BUILD_FLAGS, "-c", "-o", "program.test", source, *proof]]
+        return [*seed, [*BUILD_ENV, "go", "test", *BUILD_FLAGS, "-c", "-o", "program.test", source, *proof]]
 
     def proof(self, program: str) -> Proven | None:
         """A TestMain of ours beside the tests (a program's own TestMain is then a compile error): it runs the tests'

@@ -284,6 +284,11 @@ GO_VET = (
     "package vet_test\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\n"
     "func TestVet(t *testing.T) {\n\tfmt.Println(\"value %d\", 1)\n}\n"
 )
+# the program's garbage collector as Go's default sets it (GOGC=100): SetGCPercent answers the setting it replaces
+GO_GC = (
+    "package gc_test\n\nimport (\n\t\"runtime/debug\"\n\t\"testing\"\n)\n\n"
+    "func TestGC(t *testing.T) {\n\tif p := debug.SetGCPercent(100); p != 100 {\n\t\tt.Fatalf(\"GOGC %d\", p)\n\t}\n}\n"
+)
 
 
 def test_go_build_keeps_tracebacks_and_vet() -> None:
@@ -297,3 +302,14 @@ def test_go_build_keeps_tracebacks_and_vet() -> None:
     assert (vetted.status, vetted.detail) == (
         "failed", "compile error: ./program_test.go:9:2: fmt.Println call has possible formatting directive %d"
     ), vetted.output[-2000:]
+
+
+def test_go_s_toolchain_collects_less_often_and_the_program_as_go_s_default() -> None:
+    """GOGC=400 is the build's (go.BUILD_ENV), on its command line; the program runs with Go's default, 100."""
+    go = language_or_skip("go")
+    script = go.script("program_test.go", Limits(cpu_seconds=5))
+    assert [line for line in script.splitlines() if "GOGC" in line] == [
+        line for line in script.splitlines() if line.startswith("env GOGC=400 go test ")
+    ] != []
+    outcome = go.run(GO_GC, Limits(cpu_seconds=5), get_executor("strict"))
+    assert outcome.status == "passed", outcome.output[-2000:]
