@@ -6,7 +6,7 @@ nothing else isolates it. Here that approach is reproduced (the same commands pe
 this project's runner, which runs every program in the full sandbox (namespaces, read-only filesystem, limits)
 and builds with its own speed-ups (C++'s precompiled <bits/stdc++.h>, javac's JVM flags). Both judge the same
 programs one at a time: HumanEval/0 translated to the language, with a passing, a failing and a non-compiling
-completion, each made distinct by a comment, new for every tool and round, so that no tool's cache (Go's build cache
+completion, each made distinct by a comment after the completion, new for every tool and round, so that no tool's cache (Go's build cache
 is the user's own in MultiPL-E's approach) answers for a program it has seen (looping
 samples cost their time limit in any harness and are left out). The tools alternate for --rounds rounds;
 medians are compared, the ratio printed, and both tools' verdicts checked equal.
@@ -135,8 +135,10 @@ def programs_for(name: str, repeat: int, salt: str = "") -> list[tuple[str, int]
     out = []
     for copy in range(repeat):
         for kind in ("ok", "fail", "nocomp"):
-            solution = prompt + COMPLETIONS[name][kind]
-            out.append((f"{solution}\n{tests}\n{marker.format(f'sample {copy}-{kind} {salt}')}\n", len(solution)))
+            # the comment ends the completion: after the tests, it would hide their end from the proof in languages
+            # that find it at the program's end (MultiPL-E's rows end with the tests' call)
+            solution = f"{prompt}{COMPLETIONS[name][kind]}\n{marker.format(f'sample {copy}-{kind} {salt}')}"
+            out.append((f"{solution}\n{tests}\n", len(solution)))
     return out
 
 

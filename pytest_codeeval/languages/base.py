@@ -158,6 +158,10 @@ class Language(Translator, Runner):
     failure_line: ClassVar[str] = ""
     failure_row: ClassVar[str] = ""
     failures_go_on: ClassVar[bool] = False
+    # Where only the proof makes the report name the failed statement (a message given to each check, a trap): a
+    # program the proof cannot be added to (tests of another shape) has a report that names none, whose decoy's
+    # failure is then not located, rather than every pass of it failed for naming none
+    located_by_proof: ClassVar[bool] = False
     # Where the report names another line of a statement than its expected value's: the text that opens it (the
     # last before the value: HumanEvalPack's `assert` macro, `console.assert(`) and the one after the value that
     # closes it (Perl's `exit 1;`), whose lines are its first and its last (`statement_lines`)
@@ -301,6 +305,8 @@ class Language(Translator, Runner):
         recognises the decoy. Read from what the report names (`failed_lines`, `failure_row`); a report cut short
         that names nothing is not judged."""
         named: list[int] | None
+        if self.located_by_proof and self.proof(decoy.text) is None:
+            return None
         if self.failure_row:
             what, changed = "statement", range(decoy.statement, decoy.statement + 1)
             named = sorted({int(index) + 1 for index in re.findall(self.failure_row, output, re.MULTILINE)})

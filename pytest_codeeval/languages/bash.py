@@ -90,6 +90,7 @@ class Bash(Language):
     package = "bash"
     terms = ("array", "list", "list", "CSV", "None", "true", "false")
     failure_line = FAILED_AT
+    located_by_proof = True
 
     def run_command(self, source: str, limits: Limits) -> list[str]:
         return ["bash", source]

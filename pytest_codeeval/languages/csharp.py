@@ -114,6 +114,7 @@ class CSharp(ClassWrapped, Language):
     env: ClassVar[dict[str, str]] = {"MONO_TRACE_LISTENER": "Console.Error"}  # a failed Debug.Assert, on stderr
     failure_line = rf"^Fail: {NAMED_FAILURE} (\d+)$"  # Mono's listener writes the message after `Fail: `
     failures_go_on = True  # a failed Debug.Assert lets the tests go on
+    located_by_proof = True
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["mcs", "-d:DEBUG", "-r:System.Numerics.dll", source, "-out:program.exe"]]

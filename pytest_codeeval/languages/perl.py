@@ -54,6 +54,7 @@ class Perl(Language):
     package = "perl libtest-deep-perl"
     terms = ("array", "array", "array", "hash", "undef", "1", "''")
     failure_line = FAILED_AT
+    located_by_proof = True
     statement_closes = "exit 1;"  # a statement runs from its `if` to the `exit 1;` whose line a failure names
 
     def unavailable(self) -> str | None:

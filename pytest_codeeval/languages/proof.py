@@ -98,18 +98,23 @@ def replace_tail(program: str, last: re.Pattern[str], replacement: str) -> Prove
     return Proven(program[: match.start()] + "\n" + replacement.strip("\n") + "\n")
 
 
+# what may follow the tests' `main` besides its class's closing braces: comments
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
 def in_last_body(
     program: str, header: re.Pattern[str], epilogue: str, at_start: str = "", last: bool = True
 ) -> Proven | None:
     """`epilogue` inserted before the closing brace of the last function whose header matches (the tests' `main`),
     `at_start` after its opening brace. None if there is no such function, or, with `last`, if anything but the
-    closing braces of its class follows it (a `main` that is not the tests' end: a test harness's program)."""
+    closing braces of its class (and comments) follows it (a `main` that is not the tests' end: a test harness's
+    program)."""
     headers = list(header.finditer(program))
     if not headers:
         return None
     opening = program.find("{", headers[-1].end() - 1)
     closing = closing_brace(program, opening) if opening >= 0 else None
-    if closing is None or (last and program[closing + 1 :].strip(" \t\r\n}")):
+    if closing is None or (last and _COMMENTS.sub("", program[closing + 1 :]).strip(" \t\r\n}")):
         return None
     return Proven(
         program[: opening + 1] + at_start + program[opening + 1 : closing] + "\n" + epilogue + "\n" + program[closing:]

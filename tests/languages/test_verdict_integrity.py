@@ -16,7 +16,7 @@ from helpers import language_or_skip, report, write_jsonl
 
 from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.decoy import Decoy
-from pytest_codeeval.languages.translate import rows
+from pytest_codeeval.languages.translate import originals, rows, translate_original
 from pytest_codeeval.runners import MODULES
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import ExecRequest, Limits
@@ -902,3 +902,37 @@ def test_python_expected_values_are_placed_by_the_parser_s_lines() -> None:
     program = ('def f(x):\n    return "a\x0cb\u2028c" and x\n\ndef check(candidate):\n'
                "    assert candidate(1) == 1\n    assert candidate(2) == [2]\n\ncheck(f)\n")
     assert [program[start:end] for (start, end), _ in expected_values(program, 0)] == ["1", "[2]"]
+
+
+def _humaneval_0(name: str, kind: str = "ok") -> tuple[str, int]:
+    """HumanEval/0 in `name` with a completion of `kind`, and where its tests begin."""
+    first = next(original for original in originals("humaneval") if original.number == 0)
+    language = get_language(name)
+    prompt, tests = translate_original(type(language)(), first)
+    solution = prompt + COMPLETIONS[name][kind]
+    return f"{solution}\n{tests}", len(solution)
+
+
+@pytest.mark.parametrize("name", ["cs", "java", "cpp"])
+def test_a_comment_after_the_tests_main_leaves_the_program_proven(name: str) -> None:
+    language = language_or_skip(name)
+    program, tests_at = _humaneval_0(name)
+    program += "\n// a comment after the tests\n/* and a block */\n"
+    assert language.proof(program) is not None
+    outcome = language.run(program, Limits(cpu_seconds=15), get_executor("strict"), tests_at=tests_at)
+    assert (outcome.status, outcome.detail) == ("passed", "ok"), outcome.output[-2000:]
+
+
+@pytest.mark.parametrize(("name", "after"), [
+    ("cs", "\nclass CodeevalAfter {}\n"), ("sh", "\n: after the tests\n"), ("pl", '\nprint "";\n'),
+])
+def test_a_pass_the_proof_cannot_read_is_not_failed_for_a_report_that_names_no_statement(name: str, after: str) -> None:
+    """Where only the proof names a failed statement (`located_by_proof`), tests of a shape it cannot read leave
+    the decoy's failure not located: an honest program passes, unproven; a wrong one still fails."""
+    language = language_or_skip(name)
+    for kind, status in (("ok", "passed"), ("fail", "failed")):
+        program, tests_at = _humaneval_0(name, kind)
+        program += after
+        assert language.proof(program) is None and language.decoy(program, tests_at) is not None
+        outcome = language.run(program, Limits(cpu_seconds=15), get_executor("strict"), tests_at=tests_at)
+        assert outcome.status == status, (kind, outcome.detail, outcome.output[-2000:])

@@ -61,6 +61,7 @@ class PackJavaScript(JavaScript):
     env: ClassVar[dict[str, str]] = {**JavaScript.env, "NODE_PATH": str(JS_MODULES)}
     failure_line = rf"^Assertion failed: {NAMED_FAILURE} (\d+)\b"  # the message each check is given (`proof`)
     failures_go_on = True  # a failed console.assert lets the tests go on
+    located_by_proof = True
     statement_opens = "console.assert("  # whose line its message names; its condition may span lines
 
     def failure_despite_success(self, result: ExecResult) -> str | None:
@@ -96,6 +97,7 @@ class PackJava(Java):
     # place in the list first, the place the decoy counts its statements by (`proof`)
     failure_row = r"^codeeval: check (\d+) failed$"
     failures_go_on = True  # every check of the list is evaluated
+    located_by_proof = True
 
     def proof(self, program: str) -> Proven | None:
         checks = list(_JAVA_CHECKS.finditer(program))  # the tests' list: the last
