@@ -6,10 +6,10 @@ nothing else isolates it. Here that approach is reproduced (the same commands pe
 this project's runner, which runs every program in the full sandbox (namespaces, read-only filesystem, limits)
 and builds with its own speed-ups (C++'s precompiled <bits/stdc++.h>, javac's JVM flags). Both judge the same
 programs one at a time: HumanEval/0 translated to the language, with a passing, a failing and a non-compiling
-completion, each made distinct by a comment after the completion, new for every tool and round, so that no tool's cache (Go's build cache
-is the user's own in MultiPL-E's approach) answers for a program it has seen (looping
-samples cost their time limit in any harness and are left out). The tools alternate for --rounds rounds;
-medians are compared, the ratio printed, and both tools' verdicts checked equal.
+completion, each made distinct by a comment after the completion, new for every tool and round, so that no
+tool's cache (Go's build cache is the user's own in MultiPL-E's approach) answers for a program it has seen
+(looping samples cost their time limit in any harness and are left out). The tools alternate for --rounds
+rounds; medians are compared, the ratio printed, and both tools' verdicts checked equal.
 
     .venv/bin/python benchmarks/multiple_vs_multipl_e.py [--langs js,java,...] [--repeat 2] [--rounds 3]
 """
