@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import NAMED_LINE, Language
+from pytest_codeeval.languages.base import CHOICE, NAMED_LINE, Language
 from pytest_codeeval.languages.decoy import LEFT, RIGHT
 from pytest_codeeval.languages.proof import Proven, append, disabled_line, in_last_body, skipped_line
 from pytest_codeeval.languages.translate import Untranslatable
@@ -61,6 +61,20 @@ class D(TypedLanguage, Language):
     list_format, optional_format = "{}[]", "Nullable!({})"
     # associative arrays cannot be empty literals: MultiPL-E wraps them in Nullable
     dict_format, tuple_format = "Nullable!({value}[{key}])", ("Tuple!(", ", ", ")")
+
+    # the decoy's run shares the real run's build (ldmd2's compile and link: nearly all of a sample's time). The
+    # function that reads the run's key goes on the program's first line, before its own, so that the reports'
+    # line numbers stay the program's
+    chooser_header = (
+        f'bool codeevalChosen(string key) {{ import std.process : environment; return environment.get("{CHOICE}") '
+        "== key; } "
+    )
+    chooser = '(codeevalChosen("{key}") ? {when} : {otherwise})'
+    artifacts = ("program",)
+    # D's literals and the type names MultiPL-E's values are written with: a value naming only these may move
+    predeclared = frozenset(
+        ["true", "false", "null", "tuple", "Tuple", "Nullable", "long", "double", "float", "int", "bool", "string"]
+    )
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["ldmd2", "-unittest", "-main", "-of=program", source]]
