@@ -173,6 +173,9 @@ class Language(Translator, Runner):
     chooser: ClassVar[str] = ""
     chooser_header: ClassVar[str] = ""
     artifacts: ClassVar[tuple[str, ...]] = ()
+    # A compile error that the chooser itself caused at the changed statement's line `{line}` (C#'s two values of
+    # another type, which its tests' `Equals(object)` accepted): that decoy is built apart
+    chooser_refused: ClassVar[str] = ""
     predeclared: ClassVar[frozenset[str]] = frozenset()  # names known everywhere (a value naming them can move)
 
     # -- runner: what to run -----------------------------------------------------------------------------------
@@ -275,7 +278,9 @@ class Language(Translator, Runner):
         source, proven = self.source_name(text), self.proof(text) is not None
         build = self.attempt(self.request(text, limits, run=False), executor)
         if not build.kept:
-            if build.exit_code == 0 and not build.signal and not build.machinery_error:  # outputs too large to carry
+            built = build.exit_code == 0 and not build.signal and not build.machinery_error  # outputs too large
+            line = text.count("\n", 0, len(self.chooser_header) + decoy.span[0]) + 1
+            if built or (self.chooser_refused and re.search(self.chooser_refused.format(line=line), build.stderr)):
                 return self.run_apart(program, limits, executor, tests_at)
             return self.outcome_of(build, limits, proof=False)  # the build failed: its compile error
         real = self.built_request(source, proven, build.kept, other if on_key else key, limits)

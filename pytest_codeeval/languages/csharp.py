@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pytest_codeeval.languages.base import Language
+from pytest_codeeval.languages.base import CHOICE, Language
 from pytest_codeeval.languages.cfamily import ClassWrapped
 from pytest_codeeval.languages.proof import (
     DONE_OUT,
@@ -115,6 +115,17 @@ class CSharp(ClassWrapped, Language):
     failure_line = rf"^Fail: {NAMED_FAILURE} (\d+)$"  # Mono's listener writes the message after `Fail: `
     failures_go_on = True  # a failed Debug.Assert lets the tests go on
     located_by_proof = True
+    # the decoy's run shares the real run's build (mcs, half of a pass's time without it); the choice is read inline,
+    # needing no declaration, which C# allows only inside a class
+    chooser = f'(System.Environment.GetEnvironmentVariable("{CHOICE}") == "{{key}}" ? {{when}} : {{otherwise}})'
+    artifacts = ("program.exe",)
+    # no conversion between the two values' types (mcs writes a column past 255 as `255+`)
+    chooser_refused = r"\({line},\d+\+?\): error CS0173:"
+    # C#'s literals and the names MultiPL-E's values are written with: a value naming only these may move
+    predeclared = frozenset(
+        ["true", "false", "null", "new", "List", "Dictionary", "Tuple", "Create", "Nullable", "long", "float", "double",
+         "bool", "string", "object"]
+    )
 
     def build_commands(self, source: str, program: str = "") -> list[list[str]]:
         return [["mcs", "-d:DEBUG", "-r:System.Numerics.dll", source, "-out:program.exe"]]

@@ -1,7 +1,7 @@
 """Toolchains that install under the home directory (rustup's), which the sandbox hides: only the toolchains
 themselves are kept readable there (not ~/.cargo, which may hold a registry token), as is this project's cache of
 built toolchain artefacts (C++'s precompiled header, Go's seeded build cache, GHC's main object, Racket's
-light module language, Elixir's preloader)."""
+light module language, Elixir's preloader, Ruby's gem loader)."""
 
 from __future__ import annotations
 

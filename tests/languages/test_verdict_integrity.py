@@ -483,6 +483,8 @@ def test_a_program_that_recognises_its_tests_and_fails_its_decoy_elsewhere_fails
     kept = [KEPT.get(name, str)(statement) for statement in statements]
     completion = RECOGNISERS[name].replace("{lines}", LISTED.get(name, json.dumps)(kept))
     _not_the_first(monkeypatch, language)
+    # built apart, as a decoy whose values one build cannot hold is: a shared build's runs have no source to read
+    monkeypatch.setattr(type(language), "chooser", "")
     program = _program(name, completion)
     outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
                            tests_at=len(_row(name)["prompt"] + completion))
@@ -678,7 +680,7 @@ class _Recording:
         return self.executor.run(request)
 
 
-BUILT_ONCE = ["d", "go", "hs"]  # the languages whose decoy runs the real run's build (Language.chooser)
+BUILT_ONCE = ["cs", "d", "go", "hs"]  # the languages whose decoy runs the real run's build (Language.chooser)
 
 
 @pytest.mark.parametrize("on_key", [0, 1], ids=["key-picks-the-real-value", "key-picks-the-decoy-s-value"])
@@ -748,6 +750,27 @@ def test_a_value_naming_a_variable_of_the_tests_is_built_apart() -> None:
     assert not movable("odd_sum") and not movable("int(x+y)") and not movable("strconv.Itoa(i)")
     assert movable("3") and movable('"odd_sum"') and movable("'o'") and movable("[]string{}") and movable("nil")
     assert movable("!(same(a, F(b)))", old="same(a, F(b))") and movable("x.odd_sum + x", old="x")
+
+
+def test_a_decoy_whose_two_values_one_build_cannot_hold_is_built_apart() -> None:
+    """C#'s tests compare through `Equals(object)`, so one row's expected values may be of several types (MBPP/626
+    expects `null`, `0L` and `4L`): a conditional holding `null` and `0L` fails to compile (CS0173) at the changed
+    statement, and that decoy is built apart; a correct program passes either way."""
+    language = language_or_skip("cs")
+    completion = "        if (r < 0) return null;\n        return r * r;\n"
+    row = next(r for r in rows(language, "mbpp") if r["name"] == "mbpp_626_triangle_area")
+    program, at = row["prompt"] + completion + row["tests"], len(row["prompt"] + completion)
+    for typed in (True, False):
+        decoy = language.decoy(program, at)
+        while decoy is None or ("null" in (decoy.old, decoy.new)) == typed:
+            decoy = language.decoy(program, at)
+        recording = _Recording()
+        outcome = language.run_built_once(program, decoy, Limits(cpu_seconds=5), recording, at)
+        assert outcome.status == "passed", (decoy.change, outcome.detail, outcome.output[-2000:])
+        build, *runs = recording.requests
+        assert build.keep == language.artifacts and len(runs) == 2
+        carried = ["program.exe" in dict(run.files) for run in runs]  # the one build's output, or each run's own
+        assert carried == [typed, typed], decoy.change
 
 
 @pytest.mark.parametrize("name", BUILT_ONCE)
