@@ -54,6 +54,21 @@ def test_a_failing_program_reads_the_same_as_under_racket(monkeypatch: pytest.Mo
     assert details[0] == details[1] and details[0][0] == "failed", details
 
 
+def test_a_light_run_collects_garbage_after_64_mib_allocated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set while the light language expands the program; a program in `racket` keeps Racket CS's 8 MiB."""
+    language = language_or_skip("rkt")
+    probe = program("(require ffi/unsafe/vm)\n(eprintf \"trip: ~a\\n\" (vm-eval '(collect-trip-bytes)))\n(exit 3)\n"
+                    "(define (f x) (add1 x))")
+    trips = []
+    for light in (True, False):
+        if not light:
+            monkeypatch.setattr(racket, "light_language", lambda: None)
+        assert language.lightened(probe).startswith("#lang s-exp") == light
+        output = language.run(probe, Limits(cpu_seconds=10), get_executor("strict")).output
+        trips.append(next(line for line in output.splitlines() if line.startswith("trip: ")))
+    assert trips == [f"trip: {64 * 1024**2}", f"trip: {8 * 1024**2}"], trips
+
+
 def test_a_decoy_runs_in_its_real_run_s_language() -> None:
     """The one word naming racket/set is an expected value, which a decoy may move: both runs are light."""
     language = language_or_skip("rkt")
