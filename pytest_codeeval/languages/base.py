@@ -281,7 +281,9 @@ class Language(Translator, Runner):
             built = build.exit_code == 0 and not build.signal and not build.machinery_error  # outputs too large
             line = text.count("\n", 0, len(self.chooser_header) + decoy.span[0]) + 1
             if built or (self.chooser_refused and re.search(self.chooser_refused.format(line=line), build.stderr)):
-                return self.run_apart(program, limits, executor, tests_at)
+                apart = self.run_apart(program, limits, executor, tests_at)
+                apart.duration += build.wall_seconds  # the one build was spent too
+                return apart
             return self.outcome_of(build, limits, proof=False)  # the build failed: its compile error
         real = self.built_request(source, proven, build.kept, other if on_key else key, limits)
         outcome = self.execute(real, executor, limits)
