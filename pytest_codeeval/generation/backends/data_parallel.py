@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
 from pytest_codeeval.generation.backends.transformers import AUTO_BATCH
+from pytest_codeeval.generation.backends.whole_import import whole_import
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions
 from pytest_codeeval.generation.models import ModelSpec
 
@@ -26,7 +27,8 @@ def visible(devices: tuple[str, ...]) -> tuple[str, ...]:
     """`auto`: every visible CUDA device (one replica each)."""
     if devices != ("auto",):
         return devices
-    import torch
+    with whole_import():
+        import torch
 
     count = torch.cuda.device_count()
     if count == 0:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.backends.whole_import import whole_import
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
@@ -37,8 +38,9 @@ class TransformersBackend:
     loads = 1
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str, device: str | None = None) -> None:
-        import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+        with whole_import():
+            import torch
+            from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
         from pytest_codeeval.tasks.loading import hub_reachable
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeeval.errors import CodeevalError
+from pytest_codeeval.generation.backends.whole_import import whole_import
 from pytest_codeeval.generation.base import Completion, GenerationRequest, GenerationSettings, ModelOptions, row_seed
 from pytest_codeeval.generation.models import ModelSpec, convert_gguf
 from pytest_codeeval.generation.prompts import format_prompt
@@ -184,16 +185,18 @@ class VllmBackend:
         # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
         try:
-            import vllm
+            with whole_import():
+                import vllm
+                from vllm.platforms import current_platform
+
+                cpu = current_platform.is_cpu()  # its first use imports the platform's modules
         except ImportError:
             raise CodeevalError(
                 f"--codeeval-model={PREFIX}{spec.name}: needs vLLM: pip install 'pytest-codeeval[vllm]' "
                 "(without a GPU, vLLM's CPU build: see docs/generation.md)"
             ) from None
-        from vllm.platforms import current_platform
 
         self.spec, self.options = spec, options
-        cpu = current_platform.is_cpu()
         args = engine_args(spec, options, precision, cpu)
         if in_this_process(options, cpu):
             os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
