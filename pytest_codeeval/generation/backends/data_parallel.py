@@ -27,7 +27,7 @@ def visible(devices: tuple[str, ...]) -> tuple[str, ...]:
     """`auto`: every visible CUDA device (one replica each)."""
     if devices != ("auto",):
         return devices
-    with whole_import():
+    with whole_import("torch"):
         import torch
 
     count = torch.cuda.device_count()

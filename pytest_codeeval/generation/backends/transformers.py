@@ -38,7 +38,7 @@ class TransformersBackend:
     loads = 1
 
     def __init__(self, spec: ModelSpec, options: ModelOptions, precision: str, device: str | None = None) -> None:
-        with whole_import():
+        with whole_import("torch"):
             import torch
             from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 

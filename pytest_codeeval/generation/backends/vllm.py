@@ -185,7 +185,7 @@ class VllmBackend:
         # logs to it: its records go through Python's logging instead (pytest's log capture, --log-cli-level).
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
         try:
-            with whole_import():
+            with whole_import("vLLM"):
                 import vllm
                 from vllm.platforms import current_platform
 
