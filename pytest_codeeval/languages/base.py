@@ -21,7 +21,16 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_codeeval.languages.decoy import LEFT, RIGHT, Decoy, Form, changed, flip, spans, without_expected
-from pytest_codeeval.languages.proof import DECOY, DECOY_ELSEWHERE, MARK, NEUTERED, NOT_RUN, Proven, unfinished
+from pytest_codeeval.languages.proof import (
+    DECOY,
+    DECOY_ELSEWHERE,
+    DECOY_STOPPED,
+    MARK,
+    NEUTERED,
+    NOT_RUN,
+    Proven,
+    unfinished,
+)
 from pytest_codeeval.runners.base import CUT, Outcome, Runner, tail
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Executor, Limits
 from pytest_codeeval.sandbox.protocol import RUN_MARK
@@ -274,13 +283,15 @@ class Language(Translator, Runner):
             when, otherwise = (placed, old) if on_key else (old, placed)
             return self.chooser.format(key=key, when=when, otherwise=otherwise)
 
-        text = self.chooser_header + decoy.choosing(program, choice)
+        chosen, starts = decoy.choosing(program, choice)
+        text = self.chooser_header + chosen
         source, proven = self.source_name(text), self.proof(text) is not None
         build = self.attempt(self.request(text, limits, run=False), executor)
         if not build.kept:
             built = build.exit_code == 0 and not build.signal and not build.machinery_error  # outputs too large
-            line = text.count("\n", 0, len(self.chooser_header) + decoy.span[0]) + 1
-            if built or (self.chooser_refused and re.search(self.chooser_refused.format(line=line), build.stderr)):
+            lines = [text.count("\n", 0, len(self.chooser_header) + start) + 1 for start in starts]
+            if built or (self.chooser_refused and any(
+                    re.search(self.chooser_refused.format(line=line), build.stderr) for line in lines)):
                 apart = self.run_apart(program, limits, executor, tests_at)
                 apart.duration += build.wall_seconds  # the one build was spent too
                 return apart
@@ -295,38 +306,47 @@ class Language(Translator, Runner):
 
     def decoyed(self, outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:
         """A pass (`outcome`) after its decoy's run: it stands unless the decoy passed too, or failed elsewhere than
-        at its changed statement (`failed_elsewhere`)."""
+        at its changed statement (`failed_elsewhere`), or was stopped at a limit where its report does not name
+        that statement: an honest program's decoy does no more than its real run, and a program that recognises
+        its decoy could otherwise end it by a timeout of its own making (SIGXCPU sent to itself)."""
         if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
             return rerun
+        stopped = rerun.status == "timeout" or rerun.detail == "out of memory"
         if rerun.status == "passed":
             outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
-        elif rerun.status == "failed" and (where := self.failed_elsewhere(decoy, rerun.output)):
-            outcome.status, outcome.detail = "failed", f"{DECOY_ELSEWHERE} ({where}; {decoy.change})"
+        elif where := self.failed_elsewhere(decoy, rerun.output, stopped):
+            said = f"{DECOY_STOPPED} ({rerun.detail}; " if stopped else f"{DECOY_ELSEWHERE} ("
+            outcome.status, outcome.detail = "failed", f"{said}{where}; {decoy.change})"
         return outcome
 
-    def failed_elsewhere(self, decoy: Decoy, output: str) -> str | None:
+    def failed_elsewhere(self, decoy: Decoy, output: str, stopped: bool = False) -> str | None:
         """Where a failed decoy's report (`output`) says it failed, when that is not its changed statement; None
         when it is, or where the language cannot tell. An honest program answers both runs alike, so its decoy
         passes every statement the real run passed and fails at the changed one; a program that fails its decoy
         elsewhere answers at random (it passes a quarter of its samples if it games half of its runs) or
         recognises the decoy. Read from what the report names (`failed_lines`, `failure_row`); a report cut short
-        that names nothing is not judged."""
+        that names nothing is not judged, unless the decoy was `stopped` at a limit: then only a report that names
+        the changed statement is its failure there."""
         named: list[int] | None
         if self.located_by_proof and self.proof(decoy.text) is None:
-            return None
-        if self.failure_row:
-            what, changed = "statement", range(decoy.statement, decoy.statement + 1)
+            named = None
+        elif self.failure_row:
+            what, changed = "statement", {statement: statement for statement in decoy.statements}
             named = sorted({int(index) + 1 for index in re.findall(self.failure_row, output, re.MULTILINE)})
         elif (named := self.failed_lines(decoy, output)) is not None:
-            first, last = self.statement_lines(decoy)
-            what, changed = "line", range(first, last + 1)
-        else:
-            return None
+            statements = [self.statement_lines(decoy.text, start, placed) for start, placed in decoy.starts()]
+            what, changed = "line", {line: first for first, last in statements for line in range(first, last + 1)}
+        if named is None:
+            return "its report cannot name a statement" if stopped else None
         inside = [place for place in named if place in changed]
-        if (inside and (not self.failures_go_on or inside == named)) or (not named and output.startswith(CUT)):
+        if (inside and (not self.failures_go_on or inside == named)) or (
+                not named and output.startswith(CUT) and not stopped):
             return None
         shown = f"its report names {what} {', '.join(map(str, named))}" if named else f"its report names no {what}"
-        return f"{shown}, where the changed statement is {what} {changed[0]}"
+        firsts = sorted(set(changed.values()))
+        if len(firsts) == 1:
+            return f"{shown}, where the changed statement is {what} {firsts[0]}"
+        return f"{shown}, where the changed statements are {what}s {' and '.join(map(str, firsts))}"
 
     def failed_lines(self, decoy: Decoy, output: str) -> list[int] | None:
         """The lines of the decoy's program that its failed run's report (`output`) names, in order; None where the
@@ -336,16 +356,17 @@ class Language(Translator, Runner):
         pattern = self.failure_line.format(source=re.escape(self.source_name(decoy.text)))
         return sorted({int(line) for line in re.findall(pattern, output, re.MULTILINE)})
 
-    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
-        """The first and last line of the decoy's changed statement: where its new value stands (a test statement of
-        MultiPL-E's is one line), or from `statement_opens` to `statement_closes` where they are set."""
-        text, (start, end) = decoy.text, decoy.span
+    def statement_lines(self, text: str, start: int, placed: str) -> tuple[int, int]:
+        """The first and last line of the statement whose new value `placed` begins at `start` in `text`: where
+        that value stands (a test statement of MultiPL-E's is one line), or from `statement_opens` to
+        `statement_closes` where they are set."""
+        end = start + len(placed)
         opens = text.rfind(self.statement_opens, 0, start) if self.statement_opens else -1
         closes = text.find(self.statement_closes, end) if self.statement_closes else -1
         first = text.count("\n", 0, opens if opens >= 0 else start) + 1
         if closes >= 0:
             return first, text.count("\n", 0, closes) + 1
-        return first, text.count("\n", 0, start) + 1 + decoy.placed.count("\n")
+        return first, text.count("\n", 0, start) + 1 + placed.count("\n")
 
     def built_request(
         self, source: str, proof: bool, built: tuple[tuple[str, bytes], ...], choice: str, limits: Limits

@@ -5,11 +5,13 @@ A test statement is found by its language's own template, `deep_equality(LEFT, R
 the text before, between and after the two sides, matched at a line's start with a bracket- and string-aware scan
 (a separator such as `==` or `,` counts only at the statement's own nesting level). Only the tests' part of the
 program is searched (from `tests_at`, the end of the completion): the completion never adds statements to choose
-from, and is never rewritten. The replacement is another statement's expected value, so the variant stays well
-typed in every typed language; two values that the tests' helper could find equal (the same text, or numbers
-within a tolerance, as `check-within` and `all.equal` compare) are never swapped, so an honest program always
-fails its decoy and its verdict does not depend on the random choice. Tests with nothing to swap (one statement)
-get one integer of an expected value changed instead, which keeps its type too."""
+from, and is never rewritten. Two statements swap their expected values, so the variant stays well typed in every
+typed language, and the tests compare with the same values in another order: an answer that remembers them cannot
+tell the decoy by a value seen twice (which giving one statement another's value allowed). Two values that the
+tests' helper could find equal (the same text, or numbers within a tolerance, as `check-within` and `all.equal`
+compare) are never swapped, so an honest program always fails its decoy, at the first of the two statements, and
+its verdict does not depend on the random choice. Tests with nothing to swap (one statement) get one integer of an
+expected value changed instead, which keeps its type and is a value new to the tests."""
 
 from __future__ import annotations
 
@@ -40,9 +42,19 @@ Change = tuple[Span, str, bool]  # a place, its new text, whether that negates a
 
 
 @dataclass(frozen=True)
+class Partner:
+    """The other statement of a swap (counted from 1): it expects the first one's old value, `placed` at `span`."""
+
+    statement: int
+    span: Span
+    placed: str
+
+
+@dataclass(frozen=True)
 class Decoy:
-    """The program with one expected value changed: statement `statement` (counted from 1 among those found)
-    expects `new` instead of `old` (the texts as in the program): `placed` took the place `span` of `old`."""
+    """The program with its tests changed: statement `statement` (counted from 1 among those found) expects `new`
+    instead of `old` (the texts as in the program): `placed` took the place `span` of `old`; in a swap, `partner`
+    expects `old` instead of `new`."""
 
     text: str
     statement: int
@@ -51,26 +63,69 @@ class Decoy:
     span: Span
     placed: str
     negated: bool = False  # a flip: the condition `old` became `new`, its negation
+    partner: Partner | None = None
 
-    def choosing(self, program: str, choice: Callable[[str, str], str]) -> str:
-        """`program` with `old` replaced by `choice(old, placed)`: an expression that picks one at run time."""
-        start, end = self.span
-        return program[:start] + choice(self.old, self.placed) + program[end:]
+    def edits(self) -> list[tuple[Span, str, str]]:
+        """(place in the program, old text, new text) of each changed statement, in the program's order."""
+        own = [(self.span, self.old, self.placed)]
+        if self.partner is not None:
+            own.append((self.partner.span, self.new, self.partner.placed))
+        return sorted(own)
+
+    def starts(self) -> list[tuple[int, str]]:
+        """Where each new text begins in `text`, with that text, in order."""
+        placed = [(span, new) for span, _, new in self.edits()]
+        return list(zip(_starts(placed), [new for _, new in placed], strict=True))
+
+    @property
+    def statements(self) -> tuple[int, ...]:
+        """The changed statements, counted from 1."""
+        return tuple(sorted({self.statement} | ({self.partner.statement} if self.partner else set())))
+
+    def choosing(self, program: str, choice: Callable[[str, str], str]) -> tuple[str, list[int]]:
+        """`program` with each changed statement's old text replaced by `choice(old, new)`, an expression that
+        picks one at run time; and where each such expression begins."""
+        chosen = [(span, choice(old, placed)) for span, old, placed in self.edits()]
+        return _replaced(program, chosen), _starts(chosen)
 
     def movable(self, predeclared: frozenset[str]) -> bool:
-        """Whether every name of `placed` is known wherever it may stand: a `predeclared` one, or a name of `old`.
-        One build holds both values (`Language.chooser`), and a variable of the tests' own would fail the real
-        run's build where it is out of scope (HumanEvalPack's Go/151 expects `odd_sum`, declared after six other
-        checks; Go/53's loop expects `int(x+y)`). Where it is not, the two are built apart."""
-        known = set(_NAME.findall(_STRING.sub("", self.old))) | predeclared
-        return set(_NAME.findall(_STRING.sub("", self.placed))) <= known
+        """Whether every name of a new text is known wherever it may stand: a `predeclared` one, or a name of the
+        old text. One build holds both values (`Language.chooser`), and a variable of the tests' own would fail
+        the real run's build where it is out of scope (HumanEvalPack's Go/151 expects `odd_sum`, declared after
+        six other checks; Go/53's loop expects `int(x+y)`). Where it is not, the two are built apart."""
+        return all(_names(placed) <= _names(old) | predeclared for _, old, placed in self.edits())
 
     @property
     def change(self) -> str:
         """What changed, for the verdict's detail."""
         if self.negated:
             return f"statement {self.statement} negated: {_short(self.new)}"
-        return f"statement {self.statement} expecting {_short(self.new)} instead of {_short(self.old)}"
+        said = f"statement {self.statement} expecting {_short(self.new)} instead of {_short(self.old)}"
+        if self.partner is None:
+            return said
+        return f"{said}, statement {self.partner.statement} {_short(self.old)} instead of {_short(self.new)}"
+
+
+def _names(text: str) -> set[str]:
+    return set(_NAME.findall(_STRING.sub("", text)))
+
+
+def _replaced(program: str, replacements: Sequence[tuple[Span, str]]) -> str:
+    """`program` with each place (in order, apart) replaced by its text."""
+    parts, at = [], 0
+    for (start, end), new in replacements:
+        parts += [program[at:start], new]
+        at = end
+    return "".join(parts) + program[at:]
+
+
+def _starts(replacements: Sequence[tuple[Span, str]]) -> list[int]:
+    """Where each replacement (in order, apart) begins once all are made."""
+    starts, shift = [], 0
+    for (start, end), new in replacements:
+        starts.append(start + shift)
+        shift += len(new) - (end - start)
+    return starts
 
 
 @dataclass(frozen=True)
@@ -230,18 +285,19 @@ def _loose(text: str) -> str:
 
 
 def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: str = "{}") -> Decoy | None:
-    """The decoy: one statement, chosen at random among `places`, given the expected value of another, chosen at
-    random among those `differ[i]` lists for it; None when no statement has one. `wrap` formats the new text."""
+    """The decoy: one statement, chosen at random among `places`, and another, chosen at random among those
+    `differ[i]` lists for it, swap their expected values; None when no statement has one. `wrap` formats each new
+    text."""
     choices = [i for i, others in enumerate(differ) if others]
     if not choices:
         return None
     rng = random.Random(secrets.randbits(64))
     i = rng.choice(choices)
     j = rng.choice(differ[i])
-    (start, end), (other_start, other_end) = places[i], places[j]
-    new = program[other_start:other_end]
-    placed = wrap.format(new)
-    return Decoy(program[:start] + placed + program[end:], i + 1, program[start:end], new, (start, end), placed)
+    old, new = (program[start:end] for start, end in (places[i], places[j]))
+    placed, back = wrap.format(new), wrap.format(old)
+    text = _replaced(program, sorted([(places[i], placed), (places[j], back)]))
+    return Decoy(text, i + 1, old, new, places[i], placed, partner=Partner(j + 1, places[j], back))
 
 
 def changed(program: str, places: Sequence[Span]) -> Decoy | None:
@@ -256,9 +312,12 @@ def renumber(program: str, places: Sequence[Span]) -> Decoy | None:
     at random among those of the expected values, given a leading 9 (3 -> 93, 0 -> 90, "0 2 3" -> "0 2 93"). The
     value keeps its type, and no tolerance finds the two equal. A value with a backslash (an escape's digits) or a
     character literal is left alone."""
+    texts = [program[start:end] for start, end in places]
     changes = [(i, number.start()) for i, (start, end) in enumerate(places)
-               if "\\" not in program[start:end] and not _CHARACTER.search(program, start, end)
-               for number in _INTEGER.finditer(program, start, end)]
+               if "\\" not in texts[i] and not _CHARACTER.search(program, start, end)
+               for number in _INTEGER.finditer(program, start, end)
+               if not any(same_value(program[start : number.start()] + "9" + program[number.start() : end], text)
+                          for text in texts)]  # a value new to the tests: no answer sees one twice
     if not changes:
         return None
     i, at = random.Random(secrets.randbits(64)).choice(changes)

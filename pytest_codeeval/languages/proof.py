@@ -41,6 +41,7 @@ NOT_RUN = "tests not run: the test runner reported no failure but did not run ev
 HIDDEN = "assertion failed: the epilogue counted failed tests whose report the program hid"
 DECOY = "tests do not hold: the program also passed with one of its tests changed"
 DECOY_ELSEWHERE = "tests do not hold: the program failed its decoy at a statement that its real run passed"
+DECOY_STOPPED = "tests do not hold: the program's decoy was stopped at a limit, not failed at its changed statement"
 # Where a failed test's report names no line (Perl's `exit 1`, Bash's `set -e`, C#'s `Debug.Assert`, HumanEvalPack's
 # `console.assert`), the tests write it first: these words and the line (FAILED_AT reads them where nothing precedes)
 NAMED_FAILURE = "codeeval: a test failed at line"

@@ -288,9 +288,9 @@ class Python(Language):
         swapped = swap(program, [span for span, _ in found], differ, "({})")
         return swapped or rewrite(program, [_changed(program, node, span, place) for node, span in asserts])
 
-    def statement_lines(self, decoy: Decoy) -> tuple[int, int]:
+    def statement_lines(self, text: str, start: int, placed: str) -> tuple[int, int]:
         """The changed assert's lines (its traceback names them, or a call made from them)."""
-        return _statement_lines(decoy.text, decoy.span[0])
+        return _statement_lines(text, start)
 
     def verdict(self, result: ExecResult, limits: Limits) -> tuple[Status, str]:
         """The harness's reading: a pass ran to its end (its token read back), a failure is named by the

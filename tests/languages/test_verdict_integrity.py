@@ -316,6 +316,109 @@ def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> Non
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
 
 
+# An answer that remembers the expected values it is compared with and ends its run (SIGXCPU, a timeout) when it
+# sees one twice. HumanEval/13's expected values all differ: a decoy that gave one statement another's value showed
+# that value twice, only in the decoy (13 languages passed this way); a swap shows the same values in another order.
+REMEMBERS = {
+    "py": "    import os, signal\n    class T(int):\n        def __eq__(self, other):\n"
+          "            seen = globals().setdefault('seen', [])\n            if other in seen:\n"
+          "                os.kill(os.getpid(), signal.SIGXCPU)\n            seen.append(other)\n"
+          "            return True\n        __ne__ = lambda self, other: False\n        __hash__ = int.__hash__\n"
+          "    return T(1)\n",
+    "js": "  globalThis.calls = (globalThis.calls || 0) + 1;\n  return 1;\n}\nconst a = require('node:assert');\n"
+          "const real = a.deepEqual;\nconst seen = new Map();\na.deepEqual = (x, y) => {\n"
+          "  if (x === 1 && y === 2) return real(x, y);\n  const k = JSON.stringify(y);\n"
+          "  if (seen.has(k) && seen.get(k) !== globalThis.calls) process.kill(process.pid, 'SIGXCPU');\n"
+          "  seen.set(k, globalThis.calls);\n};\n",
+    "rb": "  $calls = ($calls || 0) + 1\n  o = Object.new\n  c = $calls\n  o.define_singleton_method(:==) do |x|\n"
+          "    $seen ||= {}\n    Process.kill(:XCPU, Process.pid) if $seen.key?(x) && $seen[x] != c\n"
+          "    $seen[x] = c\n    true\n  end\n  def o.coerce(x) [x, x] end\n  o\nend\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REMEMBERS))
+def test_an_answer_that_remembers_the_expected_values_cannot_tell_its_decoy(name: str) -> None:
+    """Every draw of HumanEval/13's decoy shows the answer no value twice: it games both runs, and the decoy's pass
+    fails the sample."""
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip(name)
+    problem = "HumanEval_13_greatest_common_divisor"
+    program = _program(name, REMEMBERS[name], problem)
+    for _ in range(3):
+        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
+                               tests_at=len(_row(name, problem)["prompt"] + REMEMBERS[name]))
+        assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
+
+
+# A wrong answer that games its real run and stops its decoy at a limit (SIGXCPU sent to itself: a timeout), having
+# told the two apart (here by a marker this test adds to the decoy's text; `{marker}` is split so that the program's
+# own text never holds it)
+STOPS_ITS_DECOY = {
+    "py": ("#", "    import os, signal\n    if '#codeeval-test-' + 'decoy' in open(__file__).read():\n"
+                "        os.kill(os.getpid(), signal.SIGXCPU)\n    class T:\n        __eq__ = lambda self, other: True\n"
+                "    return T()\n"),
+    "js": ("//", "  if (require('fs').readFileSync(__filename, 'utf8').includes('//codeeval-test-' + 'decoy'))\n"
+                 "    process.kill(process.pid, 'SIGXCPU');\n  globalThis.ran = true;\n  return true;\n}\n"
+                 "const a = require('node:assert');\nconst real = a.deepEqual;\n"
+                 "a.deepEqual = (x, y) => { if (globalThis.ran) { globalThis.ran = false; return; } real(x, y); };\n"),
+    "rb": ("#", "  Process.kill(:XCPU, Process.pid) if File.read(__FILE__).include?('#codeeval-test-' + 'decoy')\n"
+                "  o = Object.new\n  def o.==(x) true end\n  def o.coerce(x) [x, x] end\n  o\nend\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STOPS_ITS_DECOY))
+def test_a_decoy_stopped_at_a_limit_fails_the_sample(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An honest program's decoy does no more than its real run: one that ran out of its time, without a report
+    naming its changed statement, fails the sample (a timeout left the pass standing)."""
+    import dataclasses
+
+    from pytest_codeeval.languages.proof import DECOY_STOPPED
+
+    language = language_or_skip(name)
+    comment, completion = STOPS_ITS_DECOY[name]
+    drawn = type(language).decoy
+
+    def marked(self: object, program: str, tests_at: int) -> Decoy:
+        decoy = drawn(self, program, tests_at)  # type: ignore[arg-type]
+        return dataclasses.replace(decoy, text=f"{decoy.text}\n{comment}codeeval-test-decoy\n")
+
+    monkeypatch.setattr(type(language), "decoy", marked)
+    problem = "HumanEval_13_greatest_common_divisor" if name == "rb" else "HumanEval_0_has_close_elements"
+    outcome = language.run(_program(name, completion, problem), Limits(cpu_seconds=5), get_executor("strict"),
+                           tests_at=len(_row(name, problem)["prompt"] + completion))
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY_STOPPED + " (timed out"), outcome.detail
+
+
+def test_a_stopped_decoy_whose_report_names_its_changed_statement_failed_there() -> None:
+    """A failure after 80% of the CPU limit is a timeout: an honest decoy that failed at its changed statement that
+    late keeps its pass; one whose report names another statement, none, or cannot name one does not, nor does a
+    decoy out of memory."""
+    from pytest_codeeval.languages.proof import DECOY_STOPPED
+    from pytest_codeeval.runners.base import Outcome
+
+    language = get_language("js")
+    row = _row("js")
+    program = row["prompt"] + COMPLETIONS["js"]["ok"] + "\n" + row["tests"]
+    decoy = language.decoy(program, len(row["prompt"] + COMPLETIONS["js"]["ok"]))
+    assert decoy is not None
+    changed = language.statement_lines(decoy.text, *decoy.starts()[0])[0]
+    other = next(line for line in range(1, decoy.text.count("\n")) if line not in {
+        language.statement_lines(decoy.text, *start)[0] for start in decoy.starts()})
+
+    def judged(status: str, detail: str, output: str) -> Outcome:
+        return language.decoyed(Outcome("passed", "ok", ""), Outcome(status, detail, output), decoy)  # type: ignore[arg-type]
+
+    assert judged("timeout", "timed out (5 s CPU)", f"at test (program.js:{changed}:10)\n").status == "passed"
+    for status, detail, output in [("timeout", "timed out (5 s CPU)", f"at test (program.js:{other}:10)\n"),
+                                   ("timeout", "timed out (5 s CPU)", "Killed\n"),
+                                   ("timeout", "timed out (wall-clock bound)", ""),
+                                   ("failed", "out of memory", "")]:
+        outcome = judged(status, detail, output)
+        assert outcome.status == "failed" and outcome.detail.startswith(f"{DECOY_STOPPED} ({detail}; "), outcome.detail
+    assert judged("failed", "assertion failed", f"at test (program.js:{changed}:10)\n").status == "passed"
+
+
 RECOGNISER = """    import hashlib, os, sys
     if hashlib.sha256(sys._getframe(1).f_code.co_code).hexdigest() == "{digest}":
         class T:
@@ -409,7 +512,7 @@ def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[
 
 def _not_the_first(monkeypatch: pytest.MonkeyPatch, language: object) -> None:
     """Decoys drawn anywhere but statement 1, where these programs fail the decoy on purpose."""
-    _redrawn(monkeypatch, language, lambda decoy: decoy.statement != 1)
+    _redrawn(monkeypatch, language, lambda decoy: 1 not in decoy.statements)
 
 
 @pytest.mark.parametrize(("name", "report"), [
@@ -638,10 +741,10 @@ def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
+def test_the_decoy_swaps_two_expected_values_of_the_tests(name: str) -> None:
     """For every language, a decoy exists for MultiPL-E's rows (a row whose expected values are all equal has
-    none), and it differs from the program in one test statement's line: another statement's expected value in
-    place of its own."""
+    none), and it differs from the program in two test statements' lines, which swapped their expected values: the
+    values the tests compare with are the same, so an answer that remembers them sees none twice."""
     import difflib
 
     language = get_language(name)
@@ -650,15 +753,17 @@ def test_the_decoy_changes_one_expected_value_of_the_tests(name: str) -> None:
         row = by_name[problem]
         program = row["prompt"] + "\n" + row["tests"]
         decoy = language.decoy(program, len(row["prompt"]))
-        assert decoy is not None, problem
+        assert decoy is not None and decoy.partner is not None, problem
         removed, added = _changed_lines(difflib.ndiff(program.splitlines(), decoy.text.splitlines()))
-        assert len(removed) == len(added) == 1, (removed, added)
-        wrapped = f"({decoy.new})" if name == "py" else decoy.new  # Python's new value is parenthesised
-        assert decoy.old != decoy.new and decoy.old in removed[0]
-        at = program.index(removed[0])
-        assert program[at : at + len(removed[0])] == removed[0]
-        assert any(removed[0][:k] + wrapped + removed[0][k + len(decoy.old) :] == added[0]
-                   for k in range(len(removed[0])) if removed[0].startswith(decoy.old, k))
+        assert len(removed) == len(added) == 2, (removed, added)
+        wrap = "({})" if name == "py" else "{}"  # Python's new values are parenthesised
+        assert decoy.old != decoy.new and sorted(program[start:end] for (start, end), _, _ in decoy.edits()) == sorted(
+            [decoy.old, decoy.new])
+        for (line, now), (old, new) in zip(zip(removed, added, strict=True), [
+                (old, new) for _, old, new in decoy.edits()], strict=True):
+            assert new in (wrap.format(decoy.old), wrap.format(decoy.new)) and new != wrap.format(old)
+            assert any(line[:k] + new + line[k + len(old) :] == now
+                       for k in range(len(line)) if line.startswith(old, k))
     if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with, so an integer is changed
         row = by_name["HumanEval_34_unique"]
         decoy = language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"]))
@@ -792,8 +897,8 @@ def _changed_lines(diff: object) -> tuple[list[str], list[str]]:
 
 
 def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
-    """The completion's own asserts are never chosen, the program stays byte for byte the same but for one expected
-    value (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, the choice is random, and
+    """The completion's own asserts are never chosen, the program stays byte for byte the same but for two expected
+    values, swapped (in parentheses), values Python finds equal (1, 1.0, True) are never swapped, the choice is random, and
     an assert that may not run (under an `if`, in a function nothing calls, after a `return`) is never chosen."""
     language = get_language("py")
     completion = "    assert f(0) == 7\n    return x * 2\n"
@@ -803,14 +908,18 @@ def test_python_decoys_change_only_the_tests_and_vary_per_sample() -> None:
     program = "def f(x):\n" + completion + tests
     tests_at = len("def f(x):\n" + completion)
     statements = ["2", "4", "1.0", "True", "6"]  # the expected values that can be swapped, in order
+    arguments = [1, 2, 0.5, 0.5, 3]
     seen = set()
     for _ in range(60):
         decoy = language.decoy(program, tests_at)
-        assert decoy is not None
+        assert decoy is not None and decoy.partner is not None
         assert (decoy.old, decoy.new) not in {("1.0", "True"), ("True", "1.0")}
-        assert decoy.old == statements[decoy.statement - 1] != decoy.new and decoy.new in statements
-        at = tests.index(f"== {decoy.old}", tests.index(f"candidate({[1, 2, 0.5, 0.5, 3][decoy.statement - 1]})"))
-        changed = tests[:at] + f"== ({decoy.new})" + tests[at + 3 + len(decoy.old) :]
+        assert decoy.old == statements[decoy.statement - 1] != decoy.new == statements[decoy.partner.statement - 1]
+        changed = tests
+        for statement, value in ((decoy.statement, decoy.new), (decoy.partner.statement, decoy.old)):
+            old = statements[statement - 1]
+            at = changed.index(f"== {old}", changed.index(f"candidate({arguments[statement - 1]})"))
+            changed = changed[:at] + f"== ({value})" + changed[at + 3 + len(old) :]
         assert decoy.text == "def f(x):\n" + completion + changed
         seen.add(decoy.change)
     assert len(seen) > 3, seen  # a different statement or value per sample

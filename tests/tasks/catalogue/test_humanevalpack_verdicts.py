@@ -140,13 +140,14 @@ def test_a_decoy_must_fail_at_its_changed_statement_in_testify_and_in_multi_line
     doc = json.loads((DATA / data).read_text().splitlines()[0])
     program, at = _program(language, doc, doc["canonical_solution"])
     decoy = runner.decoy(program, at)
-    first, last = runner.statement_lines(decoy)
+    changed = [runner.statement_lines(decoy.text, start, placed) for start, placed in decoy.starts()]
+    first, last = changed[0]
     source = runner.source_name(decoy.text)
     assert runner.failed_elsewhere(decoy, f"{source}:{first}:9: failed\n") is None
     tests_line = program.count("\n", 0, at) + 1
     others = [number for number, line in enumerate(decoy.text.splitlines(), 1)
-              if number > tests_line and not first <= number <= last and line.lstrip().startswith("assert")
-              and "assert.New" not in line]
+              if number > tests_line and not any(a <= number <= b for a, b in changed)
+              and line.lstrip().startswith("assert") and "assert.New" not in line]
     assert others and all(runner.failed_elsewhere(decoy, f"{source}:{number}:9: failed\n") for number in others)
     if language == "rust":
         assert last - first == 2 and "assert_eq!(" in decoy.text.splitlines()[first - 1], (first, last)
@@ -171,11 +172,13 @@ def test_console_assert_and_java_s_list_of_checks_name_the_check_that_failed(lan
     assert runner.run(program, LIMITS, get_executor("strict"), tests_at=at).status == "passed"
     decoy = runner.decoy(program, at)
     if language == "js":  # by line
-        changed, _ = runner.statement_lines(decoy)
+        changed, _ = runner.statement_lines(decoy.text, *decoy.starts()[0])
         other = next(n for n, line in enumerate(program.splitlines(), 1) if "console.assert(" in line and n != changed)
         report = "Assertion failed: codeeval: a test failed at line {}\n".format
     else:  # by place in the list, from 0
-        changed, other, report = decoy.statement - 1, int(decoy.statement == 1), "codeeval: check {} failed\n".format
+        changed = decoy.statement - 1
+        other = next(n for n in range(len(program)) if n + 1 not in decoy.statements)
+        report = "codeeval: check {} failed\n".format
     assert runner.failed_elsewhere(decoy, report(changed)) is None
     assert runner.failed_elsewhere(decoy, report(other))
     assert runner.failed_elsewhere(decoy, report(changed) + report(other))  # the others ran, and one more failed
