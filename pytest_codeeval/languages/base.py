@@ -267,7 +267,8 @@ class Language(Translator, Runner):
         outcome = self.execute(self.request(program, limits), executor, limits)
         if outcome.status != "passed" or (decoy := self.decoy(program, tests_at)) is None:
             return outcome
-        return self.decoyed(outcome, self.execute(self.request(decoy.text, limits), executor, limits), decoy)
+        rerun = self.execute(self.request(decoy.text, limits), executor, limits, whole=True)
+        return self.decoyed(outcome, rerun, decoy)
 
     def run_built_once(
         self, program: str, decoy: Decoy, limits: Limits, executor: Executor, tests_at: int
@@ -302,7 +303,7 @@ class Language(Translator, Runner):
         if outcome.status != "passed":
             return outcome
         rerun = self.built_request(source, proven, build.kept, key if on_key else other, limits)
-        return self.decoyed(outcome, self.execute(rerun, executor, limits), decoy)
+        return self.decoyed(outcome, self.execute(rerun, executor, limits, whole=True), decoy)
 
     def decoyed(self, outcome: Outcome, rerun: Outcome, decoy: Decoy) -> Outcome:
         """A pass (`outcome`) after its decoy's run: it stands unless the decoy passed too, or failed elsewhere than
@@ -310,7 +311,7 @@ class Language(Translator, Runner):
         that statement: an honest program's decoy does no more than its real run, and a program that recognises
         its decoy could otherwise end it by a timeout of its own making (SIGXCPU sent to itself)."""
         if rerun.status == "error":  # the sandbox broke on the decoy: no verdict either way
-            return rerun
+            return replace(rerun, output=tail(rerun.output))
         stopped = rerun.status == "timeout" or rerun.detail == "out of memory"
         if rerun.status == "passed":
             outcome.status, outcome.detail = "failed", f"{DECOY} ({decoy.change})"
@@ -324,9 +325,12 @@ class Language(Translator, Runner):
         when it is, or where the language cannot tell. An honest program answers both runs alike, so its decoy
         passes every statement the real run passed and fails at the changed one; a program that fails its decoy
         elsewhere answers at random (it passes a quarter of its samples if it games half of its runs) or
-        recognises the decoy. Read from what the report names (`failed_lines`, `failure_row`); a report cut short
-        that names nothing is not judged, unless the decoy was `stopped` at a limit: then only a report that names
-        the changed statement is its failure there."""
+        recognises the decoy. Read from what the report names (`failed_lines`, `failure_row`) in all the output the
+        sandbox kept (the head and the tail of each stream): where a failure ends the tests, its report is the last
+        thing the program wrote, so a report that names nothing is no failure at a changed statement, however
+        much came before (a flood of output, made to cut the report short, fails too). Where failures go on, more
+        output may follow the report: one cut short that names nothing is not judged, unless the decoy was
+        `stopped` at a limit: then only a report that names a changed statement is its failure there."""
         named: list[int] | None
         if self.located_by_proof and self.proof(decoy.text) is None:
             named = None
@@ -340,7 +344,7 @@ class Language(Translator, Runner):
             return "its report cannot name a statement" if stopped else None
         inside = [place for place in named if place in changed]
         if (inside and (not self.failures_go_on or inside == named)) or (
-                not named and output.startswith(CUT) and not stopped):
+                not named and output.startswith(CUT) and self.failures_go_on and not stopped):
             return None
         shown = f"its report names {what} {', '.join(map(str, named))}" if named else f"its report names no {what}"
         firsts = sorted(set(changed.values()))
@@ -422,9 +426,11 @@ class Language(Translator, Runner):
         return flip(program, spans(tests, tests_at, conditions, self.quotes), self.negation)
 
     # -- runner: what happened ---------------------------------------------------------------------------------
-    def execute(self, request: ExecRequest, executor: Executor, limits: Limits) -> Outcome:
-        """Run a request (retried once on a broken executor) and judge it under the sample's `limits`."""
-        return self.outcome_of(self.attempt(request, executor), limits, proof=request.proof or request.argv is None)
+    def execute(self, request: ExecRequest, executor: Executor, limits: Limits, whole: bool = False) -> Outcome:
+        """Run a request (retried once on a broken executor) and judge it under the sample's `limits`; `whole`: its
+        outcome keeps all the output the sandbox kept (a decoy's, whose failure is looked for in it)."""
+        proof = request.proof or request.argv is None
+        return self.outcome_of(self.attempt(request, executor), limits, proof=proof, whole=whole)
 
     def attempt(self, request: ExecRequest, executor: Executor) -> ExecResult:
         result = executor.run(request)
@@ -432,20 +438,22 @@ class Language(Translator, Runner):
             result = executor.run(request)
         return result
 
-    def outcome_of(self, result: ExecResult, limits: Limits, proof: bool) -> Outcome:
-        """The verdict on a run's `result` (`proof`: whether the program had an epilogue)."""
+    def outcome_of(self, result: ExecResult, limits: Limits, proof: bool, whole: bool = False) -> Outcome:
+        """The verdict on a run's `result` (`proof`: whether the program had an epilogue); its output's last
+        characters, or with `whole` all that the sandbox kept of it (CUT first if it dropped some)."""
         output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
+        output = (CUT + output if result.output_truncated else output) if whole else tail(output)
         if result.machinery_error:
-            return Outcome("error", f"sandbox: {result.machinery_error}", tail(output), result.wall_seconds)
+            return Outcome("error", f"sandbox: {result.machinery_error}", output, result.wall_seconds)
         if result.abandoned:  # charged to the sample: it made them
             detail = f"left {result.abandoned} processes that could not be killed"
-            return Outcome("failed", detail, tail(output), result.wall_seconds)
+            return Outcome("failed", detail, output, result.wall_seconds)
         status, detail = self.verdict(result, limits)
         if status == "timeout" and detail == "timed out":
             detail = f"timed out ({_limits(limits)})"
         if status == "passed" and not proof:
             detail = UNPROVEN
-        return self.judge(result, Outcome(status, detail, tail(output), result.wall_seconds))
+        return self.judge(result, Outcome(status, detail, output, result.wall_seconds))
 
     def judge(self, result: ExecResult, outcome: Outcome) -> Outcome:
         """A judge's reading of a completed run (its own verdict, scores, judgement); languages keep `outcome`."""

@@ -18,6 +18,7 @@ from pytest_codeeval.languages import get_language
 from pytest_codeeval.languages.decoy import Decoy
 from pytest_codeeval.languages.translate import originals, rows, translate_original
 from pytest_codeeval.runners import MODULES
+from pytest_codeeval.runners.base import Outcome
 from pytest_codeeval.sandbox import get_executor
 from pytest_codeeval.sandbox.api import ExecRequest, Limits
 
@@ -367,16 +368,10 @@ STOPS_ITS_DECOY = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(STOPS_ITS_DECOY))
-def test_a_decoy_stopped_at_a_limit_fails_the_sample(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An honest program's decoy does no more than its real run: one that ran out of its time, without a report
-    naming its changed statement, fails the sample (a timeout left the pass standing)."""
+def _marked(monkeypatch: pytest.MonkeyPatch, language: object, comment: str) -> None:
+    """Each decoy's text ends with a comment line `codeeval-test-decoy`, by which these programs tell it apart."""
     import dataclasses
 
-    from pytest_codeeval.languages.proof import DECOY_STOPPED
-
-    language = language_or_skip(name)
-    comment, completion = STOPS_ITS_DECOY[name]
     drawn = type(language).decoy
 
     def marked(self: object, program: str, tests_at: int) -> Decoy:
@@ -384,10 +379,63 @@ def test_a_decoy_stopped_at_a_limit_fails_the_sample(name: str, monkeypatch: pyt
         return dataclasses.replace(decoy, text=f"{decoy.text}\n{comment}codeeval-test-decoy\n")
 
     monkeypatch.setattr(type(language), "decoy", marked)
+
+
+def _run_marked(name: str, completion: str, comment: str, monkeypatch: pytest.MonkeyPatch) -> Outcome:
+    language = language_or_skip(name)
+    _marked(monkeypatch, language, comment)
     problem = "HumanEval_13_greatest_common_divisor" if name == "rb" else "HumanEval_0_has_close_elements"
-    outcome = language.run(_program(name, completion, problem), Limits(cpu_seconds=5), get_executor("strict"),
-                           tests_at=len(_row(name, problem)["prompt"] + completion))
+    return language.run(_program(name, completion, problem), Limits(cpu_seconds=5), get_executor("strict"),
+                        tests_at=len(_row(name, problem)["prompt"] + completion))
+
+
+@pytest.mark.parametrize("name", sorted(STOPS_ITS_DECOY))
+def test_a_decoy_stopped_at_a_limit_fails_the_sample(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An honest program's decoy does no more than its real run: one that ran out of its time, without a report
+    naming its changed statement, fails the sample (a timeout left the pass standing)."""
+    from pytest_codeeval.languages.proof import DECOY_STOPPED
+
+    outcome = _run_marked(name, STOPS_ITS_DECOY[name][1], STOPS_ITS_DECOY[name][0], monkeypatch)
     assert outcome.status == "failed" and outcome.detail.startswith(DECOY_STOPPED + " (timed out"), outcome.detail
+
+
+# A wrong answer that games its real run and, in its decoy, writes 200 kB to stderr and exits 1: a report cut
+# short that named nothing was not judged, so a program gaming at random half of its runs passed a quarter
+FLOODS_ITS_DECOY = {
+    "py": ("#", "    import sys\n    if '#codeeval-test-' + 'decoy' in open(__file__).read():\n"
+                "        sys.stderr.write('x' * 200_000)\n        sys.exit(1)\n    class T:\n"
+                "        __eq__ = lambda self, other: True\n    return T()\n"),
+    "js": ("//", "  if (require('fs').readFileSync(__filename, 'utf8').includes('//codeeval-test-' + 'decoy')) {\n"
+                 "    require('fs').writeSync(2, 'x'.repeat(200000));\n    process.exit(1);\n  }\n"
+                 "  globalThis.ran = true;\n  return true;\n}\nconst a = require('node:assert');\n"
+                 "const real = a.deepEqual;\n"
+                 "a.deepEqual = (x, y) => { if (globalThis.ran) { globalThis.ran = false; return; } real(x, y); };\n"),
+    "rb": ("#", "  if File.read(__FILE__).include?('#codeeval-test-' + 'decoy')\n    $stderr.write('x' * 200_000)\n"
+                "    exit! 1\n  end\n  o = Object.new\n  def o.==(x) true end\n  def o.coerce(x) [x, x] end\n  o\nend\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOODS_ITS_DECOY))
+def test_a_decoy_whose_report_a_flood_cut_short_fails_the_sample(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a failure ends the tests, its report is the last thing written, in the tail the sandbox keeps: a decoy
+    whose kept output names no statement failed nowhere the tests failed it."""
+    from pytest_codeeval.languages.proof import DECOY_ELSEWHERE
+
+    outcome = _run_marked(name, FLOODS_ITS_DECOY[name][1], FLOODS_ITS_DECOY[name][0], monkeypatch)
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY_ELSEWHERE + " (its report names no line"), (
+        outcome.detail)
+
+
+def test_an_honest_program_that_writes_much_keeps_its_pass() -> None:
+    """A correct program that writes 100 kB on each call: its decoy's report, after all of that, names the changed
+    statement."""
+    completion = ("    import sys\n    sys.stdout.write('y' * 100_000)\n    sys.stderr.write('z' * 100_000)\n"
+                  "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n")
+    language = get_language("py")
+    for _ in range(3):
+        outcome = language.run(_program("py", completion), Limits(cpu_seconds=5), get_executor("strict"),
+                               tests_at=len(_row("py")["prompt"] + completion))
+        assert outcome.status == "passed", outcome.detail
 
 
 def test_a_stopped_decoy_whose_report_names_its_changed_statement_failed_there() -> None:
@@ -395,7 +443,6 @@ def test_a_stopped_decoy_whose_report_names_its_changed_statement_failed_there()
     late keeps its pass; one whose report names another statement, none, or cannot name one does not, nor does a
     decoy out of memory."""
     from pytest_codeeval.languages.proof import DECOY_STOPPED
-    from pytest_codeeval.runners.base import Outcome
 
     language = get_language("js")
     row = _row("js")
