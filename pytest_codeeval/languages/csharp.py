@@ -45,15 +45,15 @@ _CHECK = re.compile(r"^([ \t]*Debug\.Assert\(.*)\);[ \t]*$", re.MULTILINE)
 # A failed Debug.Assert does not end the program: a listener of ours, added when the tests' Main starts, counts the
 # failures; at its end, none may have failed, and a false Debug.Assert (its report to stderr muted) must reach the
 # listener (a program that cleared Trace.Listeners removed it)
-CSHARP_START = " System.Diagnostics.Trace.Listeners.Add(new CodeevalListener());"
+CSHARP_START = " global::System.Diagnostics.Trace.Listeners.Add(new CodeevalListener());"
 CSHARP_END = f"""    {{
         int codeevalOne = int.Parse("1");
         int codeevalFailures = CodeevalListener.Failures;
-        var codeevalError = System.Console.Error;
-        System.Console.SetError(System.IO.TextWriter.Null);
-        System.Diagnostics.Debug.Assert(codeevalOne == 2);
-        System.Console.SetError(codeevalError);
-        var codeevalStderr = new System.IO.StreamWriter(System.Console.OpenStandardError());
+        var codeevalError = global::System.Console.Error;
+        global::System.Console.SetError(global::System.IO.TextWriter.Null);
+        global::System.Diagnostics.Debug.Assert(codeevalOne == 2);
+        global::System.Console.SetError(codeevalError);
+        var codeevalStderr = new global::System.IO.StreamWriter(global::System.Console.OpenStandardError());
         if (CodeevalListener.Failures != codeevalFailures + 1) {{
             codeevalStderr.WriteLine("{disabled_line()}");
         }} else if (codeevalFailures != 0) {{
@@ -61,10 +61,12 @@ CSHARP_END = f"""    {{
         }} else {{
             var codeevalToken = new byte[64];
             int codeevalRead;
-            var codeevalOpen = System.IO.FileMode.Open;
-            using (var codeevalIn = new System.IO.FileStream("{TOKEN_IN}", codeevalOpen, System.IO.FileAccess.Read))
+            var codeevalOpen = global::System.IO.FileMode.Open;
+            var codeevalReading = global::System.IO.FileAccess.Read;
+            var codeevalWriting = global::System.IO.FileAccess.Write;
+            using (var codeevalIn = new global::System.IO.FileStream("{TOKEN_IN}", codeevalOpen, codeevalReading))
                 codeevalRead = codeevalIn.Read(codeevalToken, 0, 64);
-            using (var codeevalOut = new System.IO.FileStream("{DONE_OUT}", codeevalOpen, System.IO.FileAccess.Write))
+            using (var codeevalOut = new global::System.IO.FileStream("{DONE_OUT}", codeevalOpen, codeevalWriting))
                 codeevalOut.Write(codeevalToken, 0, codeevalRead);
         }}
         codeevalStderr.Flush();
@@ -117,7 +119,7 @@ class CSharp(ClassWrapped, Language):
     located_by_proof = True
     # the decoy's run shares the real run's build (mcs, half of a pass's time without it); the choice is read inline,
     # needing no declaration, which C# allows only inside a class
-    chooser = f'(System.Environment.GetEnvironmentVariable("{CHOICE}") == "{{key}}" ? {{when}} : {{otherwise}})'
+    chooser = f'(global::System.Environment.GetEnvironmentVariable("{CHOICE}") == "{{key}}" ? {{when}} : {{otherwise}})'
     artifacts = ("program.exe",)
     # no conversion between the two values' types (mcs writes a column past 255 as `255+`)
     chooser_refused = r"\({line},\d+\+?\): error CS0173:"

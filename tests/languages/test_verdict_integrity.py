@@ -220,6 +220,55 @@ def test_verdicts_of_proven_samples_under_xdist(pytester: pytest.Pytester, monke
 # Wrong completions of HumanEval/0 (each answers `true` to everything) that pass the tests and the epilogue (the
 # assertions still fail a false assertion made without the candidate, the tests ran to their end) and that the
 # decoy run catches: the same program with one expected value changed passes too
+# A class named `System` nested in the tests' class takes over that name there: forwarding what the epilogue uses, and
+# answering the decoy's chooser (`System.Environment.GetEnvironmentVariable(...) == key`) with a type whose `==` tells
+# the answer which statements changed and whether this run's value is the key's (it passed half of its samples); the
+# epilogue and the chooser name `global::System`
+CS_SYSTEM_SHADOWED = """        Hook.Seen = false;
+        return new Cheat();
+    }
+    class Cheat : List<long> {
+        public override bool Equals(object o) {
+            bool changed = Hook.Seen; Hook.Seen = false;
+            return !(changed && Hook.FailHere());
+        }
+        public override int GetHashCode() { return 0; }
+    }
+    public static class Hook {
+        public static bool Seen; public static int KeyRun = -1;
+        public static bool FailHere() { return KeyRun == 1; }
+    }
+    public class K {
+        public string V;
+        public static bool operator ==(K a, string key) { Hook.Seen = true; bool r = a.V == key; Hook.KeyRun = r ? 1 : 0; return r; }
+        public static bool operator !=(K a, string key) { return !(a == key); }
+        public override bool Equals(object o) { return false; }
+        public override int GetHashCode() { return 0; }
+    }
+    public static class System {
+        public static class Environment { public static K GetEnvironmentVariable(string n) { return new K { V = global::System.Environment.GetEnvironmentVariable(n) }; } }
+        public static class Console {
+            public static global::System.IO.TextWriter Error { get { return global::System.Console.Error; } }
+            public static void SetError(global::System.IO.TextWriter w) { global::System.Console.SetError(w); }
+            public static global::System.IO.Stream OpenStandardError() { return global::System.Console.OpenStandardError(); }
+        }
+        public static class Diagnostics {
+            public static class Debug { public static void Assert(bool c) { global::System.Diagnostics.Debug.Assert(c); } }
+            public static class Trace { public static global::System.Diagnostics.TraceListenerCollection Listeners { get { return global::System.Diagnostics.Trace.Listeners; } } }
+            public class TraceListener : global::System.Diagnostics.TraceListener { public override void Write(string m) {} public override void WriteLine(string m) {} }
+        }
+        public static class IO {
+            public static class TextWriter { public static global::System.IO.TextWriter Null { get { return global::System.IO.TextWriter.Null; } } }
+            public class StreamWriter : global::System.IO.StreamWriter { public StreamWriter(global::System.IO.Stream s) : base(s) {} }
+            public static class FileMode { public const global::System.IO.FileMode Open = global::System.IO.FileMode.Open; }
+            public static class FileAccess { public const global::System.IO.FileAccess Read = global::System.IO.FileAccess.Read; public const global::System.IO.FileAccess Write = global::System.IO.FileAccess.Write; }
+            public class FileStream : global::System.IO.FileStream { public FileStream(string p, global::System.IO.FileMode m, global::System.IO.FileAccess a) : base(p, m, a) {} }
+        }
+    }
+    static void F() {
+"""
+
+
 DECOY_ATTACKS = [
     # -- selective neutering: the helper skips the comparison when the candidate ran since the previous assertion
     ("js", "skip-after-candidate", '  globalThis.ran = true;\n  return true;\n}\nconst a = require("node:assert");\n'
@@ -297,6 +346,7 @@ DECOY_ATTACKS = [
     # -- the assertion aborts only in a forked child, where the epilogue's false assertion runs
     ("cpp", "operator==-overloaded-for-the-return-type", "    return {};\n}\nbool operator==(const std::vector<long>&, "
      "const std::vector<long>&) { return true; }\nvoid f() {\n", "HumanEval_5_intersperse"),
+    ("cs", "System-shadowed-chooser-hooked", CS_SYSTEM_SHADOWED, "HumanEval_5_intersperse"),
     ("cpp", "abort-only-in-a-child", "    return true;\n}\n#include <unistd.h>\nstatic pid_t parent = getpid();\n"
      "#undef assert\n#define assert(x) ((x) || getpid() == parent ? (void)0 : abort())\nvoid f() {\n"),
 ]
