@@ -1,5 +1,5 @@
-"""The decoy run: a passing program is run once more with one of its tests' expected values changed, and passes only
-if that variant does not (languages/proof.py says why).
+"""The decoy run: a passing program is run once more with its tests changed (an expected value), and passes only if
+that variant does not (languages/proof.py says why).
 
 A test statement is found by its language's own template, `deep_equality(LEFT, RIGHT)` rendered with sentinels:
 the text before, between and after the two sides, matched at a line's start with a bracket- and string-aware scan
@@ -10,8 +10,9 @@ typed language, and the tests compare with the same values in another order: an 
 tell the decoy by a value seen twice (which giving one statement another's value allowed). Two values that the
 tests' helper could find equal (the same text, or numbers within a tolerance, as `check-within` and `all.equal`
 compare) are never swapped, so an honest program always fails its decoy, at the first of the two statements, and
-its verdict does not depend on the random choice. Tests with nothing to swap (one statement) get one integer of an
-expected value changed instead, which keeps its type and is a value new to the tests."""
+its verdict does not depend on the random choice. Where an expected value holds an integer, one integer is changed
+instead: a value of the same type and shape, new to the tests, so that an answer checking only the shape (a list's
+length) passes the decoy too."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ _NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # a name, not a field after a dot
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')  # a string, a character
 _OPERATOR = "=!<>"
 # an integer literal of at most 8 digits (its type's suffix allowed: 5L, 5l, 5u, 0l.toLong), not part of a name or a
-# float: prefixed with 9 it is at most 9 digits, an `int` in every language
+# float: another of as many digits is an `int` in every language
 _INTEGER = re.compile(r"(?<![\w.])\d{1,8}(?=[lLuU]?(?!\w|\.\d))")
 _CHARACTER = re.compile(r"'(?:\\.|[^'\\])'")  # a character literal, where two digits would not fit
 # scalars that some language's test helper finds equal to each other (after quotes and case are dropped)
@@ -301,29 +302,44 @@ def swap(program: str, places: Sequence[Span], differ: list[list[int]], wrap: st
 
 
 def changed(program: str, places: Sequence[Span]) -> Decoy | None:
-    """The decoy of tests whose expected values are at `places`: one swapped with another's that differs from it,
-    else one of their integers renumbered."""
+    """The decoy of tests whose expected values are at `places`: an integer inside a list, tuple or map changed (its
+    length kept), else two of them swapped (where they differ), else any integer changed."""
     texts = [program[start:end] for start, end in places]
-    return swap(program, places, differing(texts, texts_differ)) or renumber(program, places)
+    return (renumber(program, places, inside=True) or swap(program, places, differing(texts, texts_differ))
+            or renumber(program, places))
 
 
-def renumber(program: str, places: Sequence[Span]) -> Decoy | None:
-    """The decoy of tests with no two expected values to swap (HumanEval/34 has one statement): one integer, chosen
-    at random among those of the expected values, given a leading 9 (3 -> 93, 0 -> 90, "0 2 3" -> "0 2 93"). The
-    value keeps its type, and no tolerance finds the two equal. A value with a backslash (an escape's digits) or a
-    character literal is left alone."""
+def renumber(program: str, places: Sequence[Span], inside: bool = False) -> Decoy | None:
+    """One integer, chosen at random among those of the expected values (`inside` a bracket only: an item of a
+    list, a tuple, a map), replaced by a random other of as many digits (3 -> 7, 123 -> 480, "0 2 3" -> "0 2 6"):
+    the value keeps its type and its length, differs by more than a tolerance, and is new to the tests (no answer
+    sees a value twice). So an answer that checks only a list's length passes it too (swapping two lists of other
+    lengths let one pass), and nothing in it tells it from a real one (a leading 9 did: an answer equal to everything
+    but a value holding an integer 9x passed HumanEval/34 in 12 languages). A scalar is changed only where nothing
+    can be swapped: a boolean written 1 (Perl's) would become a value no boolean is. A value with a backslash (an
+    escape's digits) or a character literal is left alone."""
+    rng = random.Random(secrets.randbits(64))
     texts = [program[start:end] for start, end in places]
-    changes = [(i, number.start()) for i, (start, end) in enumerate(places)
+    numbers = [(i, number) for i, (start, end) in enumerate(places)
                if "\\" not in texts[i] and not _CHARACTER.search(program, start, end)
                for number in _INTEGER.finditer(program, start, end)
-               if not any(same_value(program[start : number.start()] + "9" + program[number.start() : end], text)
-                          for text in texts)]  # a value new to the tests: no answer sees one twice
-    if not changes:
-        return None
-    i, at = random.Random(secrets.randbits(64)).choice(changes)
-    start, end = places[i]
-    new = program[start:at] + "9" + program[at:end]
-    return Decoy(program[:start] + new + program[end:], i + 1, program[start:end], new, (start, end), new)
+               if not inside or any(bracket in program[start : number.start()] for bracket in _OPEN)]
+    rng.shuffle(numbers)
+    for i, number in numbers:
+        (start, end), digits = places[i], number.group()
+        for _ in range(8):
+            new = program[start : number.start()] + _other_integer(digits, rng) + program[number.end() : end]
+            if not any(same_value(new, text) for text in texts):
+                return Decoy(program[:start] + new + program[end:], i + 1, texts[i], new, (start, end), new)
+    return None
+
+
+def _other_integer(digits: str, rng: random.Random) -> str:
+    """Another integer of as many digits (no leading zero): an `int` in every language wherever the first was."""
+    low = 0 if len(digits) == 1 else 10 ** (len(digits) - 1)
+    while (other := str(rng.randrange(low, 10 ** len(digits)))) == digits:
+        pass
+    return other
 
 
 def flip(program: str, places: Sequence[Span], negation: str = "!({})") -> Decoy | None:

@@ -13,7 +13,7 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeeval.languages.base import Language, signal_name
-from pytest_codeeval.languages.decoy import Change, Decoy, Span, differing, rewrite, same_value, swap
+from pytest_codeeval.languages.decoy import Change, Decoy, Span, differing, renumber, rewrite, same_value, swap
 from pytest_codeeval.languages.translate import Untranslatable
 from pytest_codeeval.sandbox.api import ExecRequest, ExecResult, Limits
 
@@ -284,9 +284,10 @@ class Python(Language):
         one assert changed instead (`_changed`): its expected value made another, else its condition negated."""
         asserts, place = _asserts(program, tests_at)
         found = _expected(asserts, place)
+        places = [span for span, _ in found]
         differ = differing([value for _, value in found], _differ)
-        swapped = swap(program, [span for span, _ in found], differ, "({})")
-        return swapped or rewrite(program, [_changed(program, node, span, place) for node, span in asserts])
+        return (renumber(program, places, inside=True) or swap(program, places, differ, "({})")
+                or rewrite(program, [_changed(program, node, span, place) for node, span in asserts]))
 
     def statement_lines(self, text: str, start: int, placed: str) -> tuple[int, int]:
         """The changed assert's lines (its traceback names them, or a call made from them)."""

@@ -6,6 +6,7 @@ toolchain is missing here is skipped with the line that names the package to ins
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable
 from functools import cache
@@ -15,7 +16,7 @@ import pytest
 from helpers import language_or_skip, report, write_jsonl
 
 from pytest_codeeval.languages import get_language
-from pytest_codeeval.languages.decoy import Decoy
+from pytest_codeeval.languages.decoy import Decoy, differing, swap, texts_differ
 from pytest_codeeval.languages.translate import originals, rows, translate_original
 from pytest_codeeval.runners import MODULES
 from pytest_codeeval.runners.base import Outcome
@@ -347,6 +348,20 @@ DECOY_ATTACKS = [
     ("cpp", "operator==-overloaded-for-the-return-type", "    return {};\n}\nbool operator==(const std::vector<long>&, "
      "const std::vector<long>&) { return true; }\nvoid f() {\n", "HumanEval_5_intersperse"),
     ("cs", "System-shadowed-chooser-hooked", CS_SYSTEM_SHADOWED, "HumanEval_5_intersperse"),
+    # -- an equality that compares only the length: swapping lists of other lengths let it pass
+    ("py", "length-only-equality", "    n = max(0, 2 * len(numbers) - 1)\n    class T(list):\n"
+     "        def __eq__(self, other):\n            return len(other) == n\n        __hash__ = None\n    return T()\n",
+     "HumanEval_5_intersperse"),
+    ("rb", "length-only-equality", "    C.new([0] * [0, 2 * numbers.size - 1].max)\nend\nclass C\n"
+     "  def initialize(a) @a = a end\n  def to_ary; @a; end\n  def ==(o) o.size == @a.size end\nend\n",
+     "HumanEval_5_intersperse"),
+    ("js", "length-only-deepEqual", "  return new Array(Math.max(0, 2 * numbers.length - 1)).fill(0);\n}\n"
+     "const a = require('node:assert');\nconst real = a.deepEqual;\na.deepEqual = function (x, y) {\n"
+     "  if (x === 1 && y === 2) return real(x, y);\n  if (x.length !== y.length) throw new Error('differs');\n};\n",
+     "HumanEval_5_intersperse"),
+    ("cpp", "length-only-operator==", "    return std::vector<long>(numbers.empty() ? 0 : 2 * numbers.size() - 1, 0);\n}\n"
+     "bool operator==(const std::vector<long>& a, const std::vector<long>& b) { return a.size() == b.size(); }\n"
+     "void f() {\n", "HumanEval_5_intersperse"),
     ("cpp", "abort-only-in-a-child", "    return true;\n}\n#include <unistd.h>\nstatic pid_t parent = getpid();\n"
      "#undef assert\n#define assert(x) ((x) || getpid() == parent ? (void)0 : abort())\nvoid f() {\n"),
 ]
@@ -416,6 +431,35 @@ STOPS_ITS_DECOY = {
     "rb": ("#", "  Process.kill(:XCPU, Process.pid) if File.read(__FILE__).include?('#codeeval-test-' + 'decoy')\n"
                 "  o = Object.new\n  def o.==(x) true end\n  def o.coerce(x) [x, x] end\n  o\nend\n"),
 }
+
+
+# An answer equal to every value but one holding an integer 9x (of two digits or more): a decoy that gave an integer a
+# leading 9 was the only such value (HumanEval/34, one statement, passed in 12 languages)
+NINES = {
+    "rb": "    C.new\nend\nclass C\n  def to_ary; []; end\n"
+          "  def ==(o) !o.to_s.scan(/\\d+/).any? { |n| n.size > 1 && n.start_with?('9') } end\nend\n",
+    "js": "  return [];\n}\nconst a = require('node:assert');\nconst real = a.deepEqual;\n"
+          "a.deepEqual = function (x, y) {\n  if (x === 1 && y === 2) return real(x, y);\n"
+          "  if (/(^|[^\\d])9\\d/.test(JSON.stringify(y))) throw new Error('differs');\n};\n",
+    "cpp": "    return {};\n}\n#include <string>\n"
+           "bool operator==(const std::vector<long>& a, const std::vector<long>& b) {\n"
+           "    for (long v : b) if (v >= 10 && std::to_string(v)[0] == '9') return false;\n    return true;\n}\n"
+           "void f() {\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NINES))
+def test_a_changed_integer_has_no_mark_an_answer_could_refuse(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The changed integer is a random one of as many digits: where it is not a 9x (all but about one draw in 50),
+    this answer equal to everything else passes its decoy too."""
+    from pytest_codeeval.languages.proof import DECOY
+
+    language = language_or_skip(name)
+    _redrawn(monkeypatch, language, lambda decoy: not re.search(r"(?<!\d)9\d", decoy.new))
+    problem = "HumanEval_34_unique"
+    outcome = language.run(_program(name, NINES[name], problem), Limits(cpu_seconds=5), get_executor("strict"),
+                           tests_at=len(_row(name, problem)["prompt"] + NINES[name]))
+    assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
 
 
 def _marked(monkeypatch: pytest.MonkeyPatch, language: object, comment: str) -> None:
@@ -600,9 +644,10 @@ def _redrawn(monkeypatch: pytest.MonkeyPatch, language: object, keep: Callable[[
     drawn = type(language).decoy
 
     def redrawn(self: object, program: str, tests_at: int) -> Decoy:
-        while not keep(decoy := drawn(self, program, tests_at)):  # type: ignore[arg-type]
-            pass
-        return decoy
+        for _ in range(1000):
+            if keep(decoy := drawn(self, program, tests_at)):  # type: ignore[arg-type]
+                return decoy
+        raise AssertionError("no decoy of the kind this test needs in 1000 draws")
 
     monkeypatch.setattr(type(language), "decoy", redrawn)
 
@@ -838,37 +883,42 @@ def test_an_always_equal_humaneval_completion_fails_under_xdist(pytester: pytest
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_the_decoy_swaps_two_expected_values_of_the_tests(name: str) -> None:
-    """For every language, a decoy exists for MultiPL-E's rows (a row whose expected values are all equal has
-    none), and it differs from the program in two test statements' lines, which swapped their expected values: the
-    values the tests compare with are the same, so an answer that remembers them sees none twice."""
+def test_the_decoy_changes_the_tests_expected_values(name: str) -> None:
+    """For every language, a decoy exists for MultiPL-E's rows. HumanEval/0's booleans: two test statements swap
+    their expected values (two lines differ, each now holding the other's value), so the values compared with are
+    the same ones. HumanEval/5's lists and HumanEval/34's one list: one integer inside one of them becomes another of
+    as many digits (one line differs), so the list keeps its length (a scalar is swapped instead)."""
     import difflib
 
     language = get_language(name)
     by_name = {r["name"]: r for r in rows(language, "humaneval")}
-    for problem in ("HumanEval_0_has_close_elements", "HumanEval_5_intersperse"):
+    for problem in ("HumanEval_0_has_close_elements", "HumanEval_5_intersperse", "HumanEval_34_unique"):
+        if problem not in by_name:
+            continue
         row = by_name[problem]
         program = row["prompt"] + "\n" + row["tests"]
         decoy = language.decoy(program, len(row["prompt"]))
-        assert decoy is not None and decoy.partner is not None, problem
+        assert decoy is not None, problem
         removed, added = _changed_lines(difflib.ndiff(program.splitlines(), decoy.text.splitlines()))
-        assert len(removed) == len(added) == 2, (removed, added)
-        wrap = "({})" if name == "py" else "{}"  # Python's new values are parenthesised
-        assert decoy.old != decoy.new and sorted(program[start:end] for (start, end), _, _ in decoy.edits()) == sorted(
-            [decoy.old, decoy.new])
-        for (line, now), (old, new) in zip(zip(removed, added, strict=True), [
-                (old, new) for _, old, new in decoy.edits()], strict=True):
-            assert new in (wrap.format(decoy.old), wrap.format(decoy.new)) and new != wrap.format(old)
-            assert any(line[:k] + new + line[k + len(old) :] == now
-                       for k in range(len(line)) if line.startswith(old, k))
-    if "HumanEval_34_unique" in by_name:  # one statement: nothing to swap with, so an integer is changed
-        row = by_name["HumanEval_34_unique"]
-        decoy = language.decoy(row["prompt"] + "\n" + row["tests"], len(row["prompt"]))
-        assert decoy is not None
-        if name == "py":  # Python expects another list
-            assert decoy.new == "([0, 2, 3, 5, 9])"
+        inside = any(bracket in decoy.old for bracket in "([{")  # else a string (Bash's): swapped where it can be
+        swapped = problem == "HumanEval_0_has_close_elements" or (problem == "HumanEval_5_intersperse" and not inside)
+        assert (decoy.partner is not None) == swapped, (problem, decoy)
+        if swapped:
+            assert len(removed) == len(added) == 2, (problem, removed, added)
+            wrap = "({})" if name == "py" else "{}"  # Python's new values are parenthesised
+            assert decoy.old != decoy.new
+            for (line, now), (old, new) in zip(zip(removed, added, strict=True), [
+                    (old, new) for _, old, new in decoy.edits()], strict=True):
+                assert new in (wrap.format(decoy.old), wrap.format(decoy.new)) and new != wrap.format(old)
+                assert any(line[:k] + new + line[k + len(old) :] == now
+                           for k in range(len(line)) if line.startswith(old, k))
         else:
-            assert any(decoy.new == decoy.old[:k] + "9" + decoy.old[k:] for k in range(len(decoy.old))), decoy
+            assert len(removed) == len(added) == 1, (problem, removed, added)
+            old_numbers, new_numbers = (re.findall(r"\d+", text) for text in (decoy.old, decoy.new))
+            differ = [(a, b) for a, b in zip(old_numbers, new_numbers, strict=True) if a != b]
+            assert re.sub(r"\d+", "#", decoy.old) == re.sub(r"\d+", "#", decoy.new), decoy
+            assert len(differ) == 1 and len(differ[0][0]) == len(differ[0][1]), decoy
+            assert removed[0].replace(decoy.old, decoy.new, 1) == added[0]
 
 
 class _Recording:
@@ -962,10 +1012,12 @@ def test_a_decoy_whose_two_values_one_build_cannot_hold_is_built_apart() -> None
     completion = "        if (r < 0) return null;\n        return r * r;\n"
     row = next(r for r in rows(language, "mbpp") if r["name"] == "mbpp_626_triangle_area")
     program, at = row["prompt"] + completion + row["tests"], len(row["prompt"] + completion)
-    for typed in (True, False):
-        decoy = language.decoy(program, at)
+    places = spans_of(language, program, at)
+    texts = [program[start:end] for start, end in places]
+    for typed in (True, False):  # swaps (the row's integers would be changed first)
+        decoy = swap(program, places, differing(texts, texts_differ))
         while decoy is None or ("null" in (decoy.old, decoy.new)) == typed:
-            decoy = language.decoy(program, at)
+            decoy = swap(program, places, differing(texts, texts_differ))
         recording = _Recording()
         outcome = language.run_built_once(program, decoy, Limits(cpu_seconds=5), recording, at)
         assert outcome.status == "passed", (decoy.change, outcome.detail, outcome.output[-2000:])
@@ -1075,9 +1127,12 @@ UNIQUE = json.loads((Path(__file__).parents[1] / "data" / "multiple" / "unique.j
 
 @pytest.mark.parametrize("name", sorted(set(UNIQUE) - {"cs"}))  # C#'s List.Equals compares references: no pass
 def test_a_row_with_nothing_to_swap_changes_an_integer_and_a_correct_program_fails_each_change(name: str) -> None:
-    """HumanEval/34 has one test statement: its decoy gives one integer of the expected value a leading 9. A correct
-    program passes (its decoy fails), and every change the draw could make builds, runs and fails its assertion."""
-    from pytest_codeeval.languages.decoy import _INTEGER
+    """HumanEval/34 has one test statement: its decoy changes one integer of the expected value to another of as many
+    digits. A correct program passes (its decoy fails), and a change of each integer builds, runs and fails its
+    assertion."""
+    import random
+
+    from pytest_codeeval.languages.decoy import _INTEGER, _other_integer
 
     language = language_or_skip(name)
     problem = "HumanEval_34_unique"
@@ -1085,7 +1140,7 @@ def test_a_row_with_nothing_to_swap_changes_an_integer_and_a_correct_program_fai
     outcome = language.run(program, Limits(cpu_seconds=10), get_executor("strict"), tests_at=at)
     assert outcome.status == "passed", (outcome.detail, outcome.output[-2000:])
     (start, end), = spans_of(language, program, at)
-    variants = [program[: number.start()] + "9" + program[number.start() :]
+    variants = [program[: number.start()] + _other_integer(number.group(), random.Random(0)) + program[number.end() :]
                 for number in _INTEGER.finditer(program, start, end)]
     assert len(variants) == 6  # [0, 2, 3, 5, 9, 123]
     for variant in variants:
