@@ -5,14 +5,14 @@ A test statement is found by its language's own template, `deep_equality(LEFT, R
 the text before, between and after the two sides, matched at a line's start with a bracket- and string-aware scan
 (a separator such as `==` or `,` counts only at the statement's own nesting level). Only the tests' part of the
 program is searched (from `tests_at`, the end of the completion): the completion never adds statements to choose
-from, and is never rewritten. Two statements swap their expected values, so the variant stays well typed in every
-typed language, and the tests compare with the same values in another order: an answer that remembers them cannot
-tell the decoy by a value seen twice (which giving one statement another's value allowed). Two values that the
-tests' helper could find equal (the same text, or numbers within a tolerance, as `check-within` and `all.equal`
-compare) are never swapped, so an honest program always fails its decoy, at the first of the two statements, and
-its verdict does not depend on the random choice. Where an expected value holds an integer, one integer is changed
-instead: a value of the same type and shape, new to the tests, so that an answer checking only the shape (a list's
-length) passes the decoy too."""
+from, and is never rewritten. An integer inside an expected list (a tuple, a map) becomes a random other of as many
+digits (`renumber`): the value keeps its type and length and is new to the tests. Where there is none, two
+statements swap their expected values, so the variant stays well typed in every typed language, and the tests
+compare with the same values in another order: an answer that remembers them cannot tell the decoy by a value seen
+twice (which giving one statement another's value allowed). Two values that the tests' helper could find equal (the
+same text, or numbers within a tolerance, as `check-within` and `all.equal` compare) are never swapped, nor is an
+integer changed to one of them, so an honest program always fails its decoy (at the first changed statement) and
+its verdict does not depend on the random choice."""
 
 from __future__ import annotations
 

@@ -279,9 +279,10 @@ class Python(Language):
 
     def decoy(self, program: str, tests_at: int) -> Decoy | None:
         """HumanEval's `check`, MBPP's top-level asserts, MultiPL-E's py: found with `ast`, rewritten by their
-        offsets (the new value in parentheses), the rest of the program byte for byte the same. Tests with no two
-        expected values to swap (one `==`, `abs(...) < 1e-6`, `assert candidate("<>")` and `assert not ...`) get
-        one assert changed instead (`_changed`): its expected value made another, else its condition negated."""
+        offsets, the rest of the program byte for byte the same: an integer inside an expected list, tuple or dict
+        changed, else two expected values swapped (in parentheses). Tests with neither (one `==`, `abs(...) <
+        1e-6`, `assert candidate("<>")` and `assert not ...`) get one assert changed instead (`_changed`): its
+        expected value made another, else its condition negated."""
         asserts, place = _asserts(program, tests_at)
         found = _expected(asserts, place)
         places = [span for span, _ in found]

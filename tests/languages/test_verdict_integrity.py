@@ -141,6 +141,12 @@ def _program(name: str, completion: str, problem: str = "HumanEval_0_has_close_e
     return row["prompt"] + completion + "\n" + row["tests"]
 
 
+def _judged(name: str, completion: str, problem: str = "HumanEval_0_has_close_elements") -> Outcome:
+    """The row's program with `completion`, run and judged as a sample is: the decoy after a pass."""
+    return language_or_skip(name).run(_program(name, completion, problem), Limits(cpu_seconds=5),
+                                      get_executor("strict"), tests_at=len(_row(name, problem)["prompt"] + completion))
+
+
 @pytest.mark.parametrize(("name", "attack", "completion", "why"), ATTACKS, ids=[f"{a[0]}-{a[1]}" for a in ATTACKS])
 def test_a_wrong_program_that_exits_with_0_fails(name: str, attack: str, completion: str, why: str | None) -> None:
     from pytest_codeeval.languages import proof
@@ -374,10 +380,7 @@ def test_a_program_whose_tests_do_not_hold_fails(attack: tuple[str, ...]) -> Non
     from pytest_codeeval.languages.proof import DECOY
 
     name, _, completion, *problem = attack
-    language = language_or_skip(name)
-    program = _program(name, completion, *problem)
-    outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
-                           tests_at=len(_row(name, *problem)["prompt"] + completion))
+    outcome = _judged(name, completion, *problem)
     assert outcome.status == "failed", (outcome.detail, outcome.output[-2000:])
     assert outcome.detail.startswith(DECOY + " (statement "), (outcome.detail, outcome.output[-2000:])
 
@@ -408,12 +411,8 @@ def test_an_answer_that_remembers_the_expected_values_cannot_tell_its_decoy(name
     fails the sample."""
     from pytest_codeeval.languages.proof import DECOY
 
-    language = language_or_skip(name)
-    problem = "HumanEval_13_greatest_common_divisor"
-    program = _program(name, REMEMBERS[name], problem)
     for _ in range(3):
-        outcome = language.run(program, Limits(cpu_seconds=5), get_executor("strict"),
-                               tests_at=len(_row(name, problem)["prompt"] + REMEMBERS[name]))
+        outcome = _judged(name, REMEMBERS[name], "HumanEval_13_greatest_common_divisor")
         assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
 
 
@@ -454,11 +453,8 @@ def test_a_changed_integer_has_no_mark_an_answer_could_refuse(name: str, monkeyp
     this answer equal to everything else passes its decoy too."""
     from pytest_codeeval.languages.proof import DECOY
 
-    language = language_or_skip(name)
-    _redrawn(monkeypatch, language, lambda decoy: not re.search(r"(?<!\d)9\d", decoy.new))
-    problem = "HumanEval_34_unique"
-    outcome = language.run(_program(name, NINES[name], problem), Limits(cpu_seconds=5), get_executor("strict"),
-                           tests_at=len(_row(name, problem)["prompt"] + NINES[name]))
+    _redrawn(monkeypatch, language_or_skip(name), lambda decoy: not re.search(r"(?<!\d)9\d", decoy.new))
+    outcome = _judged(name, NINES[name], "HumanEval_34_unique")
     assert outcome.status == "failed" and outcome.detail.startswith(DECOY + " (statement "), outcome.detail
 
 
@@ -476,11 +472,9 @@ def _marked(monkeypatch: pytest.MonkeyPatch, language: object, comment: str) -> 
 
 
 def _run_marked(name: str, completion: str, comment: str, monkeypatch: pytest.MonkeyPatch) -> Outcome:
-    language = language_or_skip(name)
-    _marked(monkeypatch, language, comment)
-    problem = "HumanEval_13_greatest_common_divisor" if name == "rb" else "HumanEval_0_has_close_elements"
-    return language.run(_program(name, completion, problem), Limits(cpu_seconds=5), get_executor("strict"),
-                        tests_at=len(_row(name, problem)["prompt"] + completion))
+    _marked(monkeypatch, language_or_skip(name), comment)
+    return _judged(name, completion, "HumanEval_13_greatest_common_divisor" if name == "rb" else
+                   "HumanEval_0_has_close_elements")
 
 
 @pytest.mark.parametrize("name", sorted(STOPS_ITS_DECOY))
